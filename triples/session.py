@@ -1,0 +1,217 @@
+"""The interpreter: a table of handlers, one per operation, each validated by a pydantic model.
+
+Handlers raise ``OperationError`` (or a domain error) inside; ``Session.apply`` turns every
+failure into an ``"error: ..."`` string at the edge, so nothing ever escapes to the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
+
+from triples import rules
+from triples.cards import Card
+from triples.config import DEFAULT_VARIANT, Variant, variant_named
+from triples.errors import TriplesError
+from triples.shuffle import MAX_SEED, shuffled
+from triples.table import Table
+
+GameId = StrictStr | StrictInt
+Output = Any  # a JSON value: the table, "ok", a dict or list of ints, or an error string
+
+
+class OperationError(TriplesError):
+    """A rejected operation: bad shape, unknown game, bad seed or deck."""
+
+
+class Args(BaseModel):
+    """The arguments after an operation's name and id, validated strictly, by position."""
+
+    model_config = ConfigDict(strict=True, frozen=True)
+
+    id: GameId
+
+
+class NewArgs(Args):
+    seed_or_deck: StrictInt | list[Any]
+    variant: StrictStr = DEFAULT_VARIANT
+
+
+class PlayArgs(Args):
+    positions: Any  # checked by the rules, whose messages are part of the contract
+
+
+class AutoplayArgs(Args):
+    strategy: StrictStr = "high"
+
+
+Handler = Callable[["Session", Any], Output]
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    args: type[Args]
+    handler: Handler
+
+    @property
+    def usage(self) -> str:
+        parts = [f'"{self.name}"']
+        for field, info in self.args.model_fields.items():
+            parts.append(field if info.is_required() else f"{field}?")
+        return "usage: [" + ", ".join(parts) + "]"
+
+    def parse(self, raw: list[Any]) -> Args:
+        fields = list(self.args.model_fields)
+        required = sum(info.is_required() for info in self.args.model_fields.values())
+        if not required <= len(raw) <= len(fields):
+            raise OperationError(self.usage)
+        try:
+            return self.args.model_validate(dict(zip(fields, raw, strict=False)))
+        except ValidationError:
+            raise OperationError(self.usage) from None
+
+
+OPERATIONS: dict[str, Operation] = {}
+
+
+def operation(name: str, args: type[Args] = Args) -> Callable[[Handler], Handler]:
+    """Register a handler under an operation name, with the model its arguments must fit."""
+
+    def register(handler: Handler) -> Handler:
+        OPERATIONS[name] = Operation(name, args, handler)
+        return handler
+
+    return register
+
+
+class Session:
+    """Games by id. One session lives for one run() call or one command-line stream."""
+
+    def __init__(self) -> None:
+        self.games: dict[str | int, Table] = {}
+
+    def apply(self, raw: object) -> Output:
+        """One operation's output; every failure comes back as an ``error: `` string."""
+        try:
+            if not isinstance(raw, list) or not raw or not isinstance(raw[0], str):
+                return "error: malformed operation"
+            op = OPERATIONS.get(raw[0])
+            if op is None:
+                return f"error: unknown operation '{raw[0]}'"
+            return op.handler(self, op.parse(raw[1:]))
+        except TriplesError as exc:
+            return f"error: {exc}"
+        except Exception as exc:  # a defect: still an answer, never a crash of the caller
+            return f"error: internal error ({type(exc).__name__})"
+
+    def table(self, game_id: str | int) -> Table:
+        try:
+            return self.games[game_id]
+        except KeyError:
+            raise OperationError("unknown game") from None
+
+
+def deal(variant: Variant, seed_or_deck: int | list[Any]) -> Table:
+    """A new table from a seed or from an explicit deck (top card first)."""
+    if isinstance(seed_or_deck, int):
+        if not 0 <= seed_or_deck <= MAX_SEED:
+            raise OperationError(f"seed must be an integer from 0 to {MAX_SEED}")
+        return Table(variant, shuffled(variant.cards, seed_or_deck))
+    return Table(variant, parse_deck(variant, seed_or_deck))
+
+
+def parse_deck(variant: Variant, codes: list[Any]) -> list[Card]:
+    """The cards of an explicit deck, which must hold every card of the variant exactly once."""
+    cards: list[Card] = []
+    seen: set[Card] = set()
+    for code in codes:
+        if not isinstance(code, str):
+            raise OperationError("deck must be a list of card codes")
+        card = variant.card(code)
+        if card is None:
+            raise OperationError(f"unknown card '{code}' for variant '{variant.name}'")
+        if card in seen:
+            raise OperationError(f"card '{code}' appears twice in the deck")
+        seen.add(card)
+        cards.append(card)
+    missing = [c.code for c in variant.cards if c not in seen]
+    if missing:
+        raise OperationError(f"deck is missing {len(missing)} card(s): {' '.join(missing[:5])}")
+    return cards
+
+
+def moves_json(moves: list[Any]) -> list[list[int]]:
+    return [list(m) for m in moves]
+
+
+@operation("new", NewArgs)
+def op_new(session: Session, args: NewArgs) -> Output:
+    table = deal(variant_named(args.variant), args.seed_or_deck)
+    session.games[args.id] = table
+    return table.codes()
+
+
+@operation("play", PlayArgs)
+def op_play(session: Session, args: PlayArgs) -> Output:
+    table = session.table(args.id)
+    table.push(rules.check_move(table, args.positions))
+    return "ok"
+
+
+@operation("table")
+def op_table(session: Session, args: Args) -> Output:
+    return session.table(args.id).codes()
+
+
+@operation("status")
+def op_status(session: Session, args: Args) -> Output:
+    table = session.table(args.id)
+    return {"cleared": table.cleared, "stock": table.stock_size, "over": not rules.has_legal_move(table)}
+
+
+@operation("history")
+def op_history(session: Session, args: Args) -> Output:
+    return moves_json(session.table(args.id).history())
+
+
+@operation("moves")
+def op_moves(session: Session, args: Args) -> Output:
+    return moves_json(rules.legal_moves(session.table(args.id)))
+
+
+@operation("undo")
+def op_undo(session: Session, args: Args) -> Output:
+    table = session.table(args.id)
+    if not table.history():
+        raise OperationError("nothing to undo")
+    table.pop()
+    return "ok"
+
+
+@operation("autoplay", AutoplayArgs)
+def op_autoplay(session: Session, args: AutoplayArgs) -> Output:
+    from triples import strategy  # imported on use: keeps start-up light for cheap streams
+
+    table = session.table(args.id)
+    choose = strategy.strategy_named(args.strategy)
+    moves = strategy.play_out(table, choose)
+    return {"moves": moves_json(moves), "cleared": table.cleared}
+
+
+@operation("best")
+def op_best(session: Session, args: Args) -> Output:
+    from triples import search
+
+    return search.best_cleared(session.table(args.id))
+
+
+@operation("solve")
+def op_solve(session: Session, args: Args) -> Output:
+    from triples import search
+
+    best, line = search.solve(session.table(args.id))
+    return {"best": best, "moves": moves_json(line)}
