@@ -27,9 +27,7 @@ class Variant(BaseModel):
     slots: int = Field(ge=1)
     per_move: int = Field(ge=1, description="k: cards taken by one move")
     target: int = Field(ge=1)
-    court: tuple[int, int, int] | None = Field(
-        default=None, description="values of J, Q, K; None for a numeric deck"
-    )
+    court: tuple[int, int, int] | None = Field(default=None, description="values of J, Q, K; None for a numeric deck")
     deck: Literal["standard", "numeric"] = "standard"
     top_rank: int = Field(default=13, ge=1, description="highest rank of a numeric deck")
 
@@ -43,9 +41,7 @@ class Variant(BaseModel):
             self._cards = standard_deck()
             assert self.court is not None, "a standard deck needs court values"
             court = dict(zip(("J", "Q", "K"), self.court, strict=True))
-            self._value = {
-                c: 1 if c.rank == "A" else court.get(c.rank) or int(c.rank) for c in self._cards
-            }
+            self._value = {c: 1 if c.rank == "A" else court.get(c.rank) or int(c.rank) for c in self._cards}
         else:
             self._cards = numeric_deck(self.top_rank)
             self._value = {c: int(c.rank) for c in self._cards}

@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+import pytest
+
+from triples.cards import Card, numeric_deck, standard_deck
+
+
+@pytest.mark.parametrize(
+    ("code", "rank", "suit"),
+    [("10H", "10", "H"), ("QS", "Q", "S"), ("AD", "A", "D"), ("25C", "25", "C")],
+    ids=["ten", "court", "ace", "numeric"],
+)
+def test_parse_and_format_round_trip(code: str, rank: str, suit: str) -> None:
+    card = Card.parse(code)
+    assert (card.rank, card.suit) == (rank, suit)
+    assert card.code == code
+    assert str(card) == code
+
+
+@pytest.mark.parametrize("code", ["", "H", "10X", "Q"], ids=["empty", "suit-only", "bad-suit", "rank-only"])
+def test_parse_rejects_codes_without_a_suit(code: str) -> None:
+    with pytest.raises(ValueError, match="unknown card"):
+        Card.parse(code)
+
+
+def test_cards_are_values() -> None:
+    assert Card("Q", "S") == Card.parse("QS")
+    assert len({Card("Q", "S"), Card.parse("QS")}) == 1
+
+
+def test_standard_deck_factory_order() -> None:
+    deck = [c.code for c in standard_deck()]
+    assert len(deck) == 52
+    assert deck[:14] == ["AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "10C", "JC", "QC", "KC", "AD"]
+    assert deck[-1] == "KS"
+    assert len(set(deck)) == 52
+
+
+def test_numeric_deck_factory_order() -> None:
+    deck = [c.code for c in numeric_deck(9)]
+    assert len(deck) == 36
+    assert deck[:10] == ["1C", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "1D"]
+    assert deck[-1] == "9S"
+    assert [c.code for c in numeric_deck(25)][-1] == "25S"

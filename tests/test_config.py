@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from triples.cards import Card
+from triples.config import VARIANTS, UnknownVariant, Variant, variant_named
+
+
+@pytest.mark.parametrize(
+    ("name", "slots", "k", "target", "deck_size", "max_value"),
+    [
+        ("classic", 10, 3, 20, 52, 10),
+        ("pairs", 9, 2, 14, 52, 13),
+        ("quads", 12, 4, 30, 52, 10),
+        ("sum15", 9, 3, 15, 36, 9),
+        ("grid", 12, 3, 15, 36, 9),
+        ("grid100", 100, 3, 39, 100, 25),
+    ],
+    ids=lambda v: str(v),
+)
+def test_registered_variants(name: str, slots: int, k: int, target: int, deck_size: int, max_value: int) -> None:
+    variant = variant_named(name)
+    assert (variant.name, variant.slots, variant.per_move, variant.target) == (name, slots, k, target)
+    assert (variant.deck_size, variant.max_value) == (deck_size, max_value)
+
+
+def test_registry_holds_exactly_the_six_variants() -> None:
+    assert sorted(VARIANTS) == ["classic", "grid", "grid100", "pairs", "quads", "sum15"]
+
+
+@pytest.mark.parametrize(
+    ("variant", "code", "value"),
+    [
+        ("classic", "AS", 1),
+        ("classic", "10D", 10),
+        ("classic", "JC", 10),
+        ("classic", "KH", 10),
+        ("pairs", "JC", 11),
+        ("pairs", "QC", 12),
+        ("pairs", "KC", 13),
+        ("pairs", "7H", 7),
+        ("quads", "QS", 10),
+        ("grid100", "25S", 25),
+        ("sum15", "1H", 1),
+    ],
+    ids=lambda v: str(v),
+)
+def test_card_values(variant: str, code: str, value: int) -> None:
+    v = variant_named(variant)
+    card = v.card(code)
+    assert card == Card.parse(code)
+    assert v.value(card) == value
+
+
+@pytest.mark.parametrize(("variant", "code"), [("classic", "1H"), ("sum15", "10H"), ("sum15", "JH"), ("classic", "ZZ")])
+def test_cards_outside_a_deck_are_unknown(variant: str, code: str) -> None:
+    assert variant_named(variant).card(code) is None
+
+
+def test_unknown_variant_message() -> None:
+    with pytest.raises(UnknownVariant, match=r"^unknown variant 'nope'$"):
+        variant_named("nope")
+
+
+def test_variant_is_frozen_and_strict() -> None:
+    v = variant_named("classic")
+    with pytest.raises(ValidationError):
+        v.slots = 5  # type: ignore[misc]
+    with pytest.raises(ValidationError):
+        Variant(name="x", slots="10", per_move=3, target=20, court=(10, 10, 10))  # type: ignore[arg-type]

@@ -1,0 +1,171 @@
+from __future__ import annotations
+
+from itertools import combinations
+
+import pytest
+
+from tests.helpers import SEED1
+from triples import rules
+from triples.cards import Card
+from triples.config import VARIANTS, variant_named
+from triples.shuffle import shuffled
+from triples.table import Move, Table
+
+
+def seed1_table() -> Table:
+    return Table(variant_named("classic"), [Card.parse(c) for c in SEED1])
+
+
+def dealt(variant: str, seed: int) -> Table:
+    v = variant_named(variant)
+    return Table(v, shuffled(v.cards, seed))
+
+
+def with_empty_slot() -> Table:
+    """SEED1 with the stock drained, then [0, 2, 5] played: slots 0, 2 and 5 are empty."""
+    table = seed1_table()
+    table.next_card = len(table.deck)
+    table.push(Move([0, 2, 5]))
+    return table
+
+
+# SEED1 values: 9 1 4 9 3 7 2 2 1 7
+@pytest.mark.parametrize(
+    ("positions", "message"),
+    [
+        pytest.param("0,2,5", "pick exactly 3 cards", id="not-a-list"),
+        pytest.param({"0": 1}, "pick exactly 3 cards", id="dict"),
+        pytest.param([0, 2], "pick exactly 3 cards", id="too-few"),
+        pytest.param([0, 2, 5, 6], "pick exactly 3 cards", id="too-many"),
+        pytest.param([0, "2", 5], "positions must be integers", id="string-item"),
+        pytest.param([0, 2.0, 5], "positions must be integers", id="float-item"),
+        pytest.param([0, True, 5], "positions must be integers", id="bool-item"),
+        pytest.param([0, None, 99], "positions must be integers", id="integers-before-range"),
+        pytest.param([-1, 0, 1], "position out of range", id="negative"),
+        pytest.param([0, 1, 10], "position out of range", id="at-slots"),
+        pytest.param([0, 0, 10], "position out of range", id="range-before-distinct"),
+        pytest.param([0, 1, 2**70], "position out of range", id="huge"),
+        pytest.param([0, 0, 6], "positions must be distinct", id="repeated"),
+        pytest.param([0, 1, 2], "cards sum to 14, need 20", id="sum"),
+    ],
+)
+def test_errors_in_spec_order(positions: object, message: str) -> None:
+    table = seed1_table()
+    before = table.snapshot()
+    with pytest.raises(rules.IllegalMove) as caught:
+        rules.check_move(table, positions)
+    assert str(caught.value) == message
+    assert table.snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("positions", "message"),
+    [
+        pytest.param([0, 0, 2], "positions must be distinct", id="distinct-before-empty"),
+        pytest.param([0, 1, 3], "empty slot", id="empty"),
+        pytest.param([1, 3, 5], "empty slot", id="empty-before-sum"),
+    ],
+)
+def test_empty_slot_order(positions: list[int], message: str) -> None:
+    with pytest.raises(rules.IllegalMove, match=f"^{message}$"):
+        rules.check_move(with_empty_slot(), positions)
+
+
+@pytest.mark.parametrize(
+    ("variant", "seed", "short", "bad_sum", "message"),
+    [
+        pytest.param("pairs", 2, [0], [0, 1], "cards sum to 15, need 14", id="pairs"),
+        pytest.param("quads", 3, [0, 1, 2], [0, 1, 2, 3], "cards sum to 21, need 30", id="quads"),
+        pytest.param("sum15", 1, [0, 1], [0, 1, 2], "cards sum to 18, need 15", id="sum15"),
+        pytest.param("grid100", 7, [0, 1], [0, 1, 2], "cards sum to 53, need 39", id="grid100"),
+    ],
+)
+def test_messages_use_the_variant_numbers(
+    variant: str, seed: int, short: list[int], bad_sum: list[int], message: str
+) -> None:
+    table = dealt(variant, seed)
+    k = table.variant.per_move
+    with pytest.raises(rules.IllegalMove, match=f"^pick exactly {k} cards$"):
+        rules.check_move(table, short)
+    with pytest.raises(rules.IllegalMove, match=f"^{message}$"):
+        rules.check_move(table, bad_sum)
+    with pytest.raises(rules.IllegalMove, match=r"^position out of range$"):
+        rules.check_move(table, [*bad_sum[:-1], table.variant.slots])
+
+
+def test_legal_move_comes_back_sorted() -> None:
+    assert rules.check_move(seed1_table(), [5, 0, 2]) == Move([0, 2, 5])
+
+
+def brute_force_moves(table: Table) -> list[Move]:
+    occupied = [s for s, v in enumerate(table.values) if v]
+    k, target = table.variant.per_move, table.variant.target
+    return [Move(c) for c in combinations(occupied, k) if sum(table.values[s] for s in c) == target]
+
+
+def test_seed1_moves_by_hand() -> None:
+    # values 9 1 4 9 3 7 2 2 1 7: 9+4+7 twice, 9+9+2 twice, 4+9+7 twice
+    assert [list(m) for m in rules.legal_moves(seed1_table())] == [
+        [0, 2, 5],
+        [0, 2, 9],
+        [0, 3, 6],
+        [0, 3, 7],
+        [2, 3, 5],
+        [2, 3, 9],
+    ]
+
+
+def test_pairs_spec_example() -> None:
+    deck = ["6C", "2D", "10H", "AC", "QH", "2S", "JD", "QC", "6S"]
+    pairs = variant_named("pairs")
+    rest = [c for c in pairs.cards if c.code not in deck]
+    table = Table(pairs, [*(Card.parse(c) for c in deck), *rest])
+    assert [list(m) for m in rules.legal_moves(table)] == [[1, 4], [1, 7], [4, 5], [5, 7]]
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_legal_moves_equal_brute_force_through_whole_games(variant: str) -> None:
+    seeds = range(2) if variant == "grid100" else range(40)
+    for seed in seeds:
+        table = dealt(variant, seed)
+        while True:
+            moves = rules.legal_moves(table)
+            assert moves == brute_force_moves(table), (variant, seed, table.codes())
+            assert rules.has_legal_move(table) == bool(moves)
+            if not moves:
+                break
+            table.push(moves[len(moves) // 2])
+
+
+@pytest.mark.parametrize(
+    ("counts", "k", "target", "combos"),
+    [
+        pytest.param([0, 1, 1, 1], 2, 4, [(1, 3)], id="no-repeat-without-two"),
+        pytest.param([0, 0, 2, 0], 2, 4, [(2, 2)], id="repeat-needs-two"),
+        pytest.param([0, 0, 1, 0], 2, 4, [], id="single-cannot-pair"),
+        pytest.param([0, 3, 0, 0], 3, 3, [(1, 1, 1)], id="triple"),
+        pytest.param([0, 1, 2, 1, 1], 3, 7, [(1, 2, 4), (2, 2, 3)], id="lexicographic"),
+        pytest.param([0, 4, 4], 2, 9, [], id="target-above-reach"),
+        pytest.param([0, 1, 1, 1, 1, 1], 4, 14, [(2, 3, 4, 5)], id="four"),
+    ],
+)
+def test_value_combos(counts: list[int], k: int, target: int, combos: list[tuple[int, ...]]) -> None:
+    assert rules.value_combos(counts, k, target) == combos
+
+
+def test_histogram_ignores_empty_slots() -> None:
+    assert rules.histogram([3, 0, 3, 1, 0], 4) == [0, 1, 0, 2, 0]
+
+
+def test_first_slots_takes_the_lowest_slots_of_each_value() -> None:
+    groups = rules.slots_by_value([7, 2, 9, 9, 2, 9, 0])
+    assert groups == {7: [0], 2: [1, 4], 9: [2, 3, 5]}
+    assert rules.first_slots((2, 9, 9), groups) == Move([1, 2, 3])
+    assert sorted(rules.expand((2, 9, 9), groups)) == [
+        (1, 2, 3),
+        (1, 2, 5),
+        (1, 3, 5),
+        (2, 3, 4),
+        (2, 4, 5),
+        (3, 4, 5),
+    ]
