@@ -3,6 +3,8 @@ from __future__ import annotations
 from itertools import combinations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.helpers import SEED1
 from triples import rules
@@ -169,3 +171,12 @@ def test_first_slots_takes_the_lowest_slots_of_each_value() -> None:
         (2, 4, 5),
         (3, 4, 5),
     ]
+
+
+@given(
+    counts=st.lists(st.integers(0, 4), min_size=1, max_size=26).map(lambda c: [0, *c]),
+    k=st.sampled_from([2, 3]),
+    target=st.integers(1, 80),
+)
+def test_fast_value_combos_equal_the_general_recursion(counts: list[int], k: int, target: int) -> None:
+    assert rules.value_combos(counts, k, target) == rules._value_combos_any(counts, k, target)

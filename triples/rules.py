@@ -51,6 +51,32 @@ def value_combos(counts: Sequence[int], k: int, target: int) -> list[tuple[int, 
     """Every non-decreasing value tuple of length k summing to target that ``counts`` can supply,
     in increasing lexicographic order."""
     top = len(counts) - 1
+    present = [v for v in range(1, top + 1) if counts[v]]
+    # k = 2 and 3 (every registered variant but quads) are on the strategies' and the search's
+    # hot paths, so they get direct loops; the general case recurses.
+    if k == 2:
+        return [
+            (a, target - a)
+            for a in present
+            if 2 * a <= target and target - a <= top and counts[target - a] > (a == target - a)
+        ]
+    if k == 3:
+        out: list[tuple[int, int, int]] = []
+        for i, a in enumerate(present):
+            if 3 * a > target:
+                break
+            for b in present[i:] if counts[a] > 1 else present[i + 1 :]:
+                c = target - a - b
+                if c < b:
+                    break
+                if c <= top and counts[c] > (c == b) + (c == a):
+                    out.append((a, b, c))
+        return out  # type: ignore[return-value]
+    return _value_combos_any(counts, k, target)
+
+
+def _value_combos_any(counts: Sequence[int], k: int, target: int) -> list[tuple[int, ...]]:
+    top = len(counts) - 1
     out: list[tuple[int, ...]] = []
     combo: list[int] = []
 
@@ -84,9 +110,14 @@ def expand(combo: Sequence[int], groups: dict[int, list[int]]) -> Iterator[Move]
     needed: dict[int, int] = {}
     for v in combo:
         needed[v] = needed.get(v, 0) + 1
+    make = tuple.__new__  # the slots are sorted here, so Move's own sort is skipped
+    if len(needed) == len(combo):  # distinct values: one slot from each group
+        for slots in product(*(groups[v] for v in needed)):
+            yield make(Move, sorted(slots))
+        return
     per_value = [combinations(groups[v], m) for v, m in needed.items()]
     for parts in product(*per_value):
-        yield Move(slot for part in parts for slot in part)
+        yield make(Move, sorted([slot for part in parts for slot in part]))
 
 
 def first_slots(combo: Sequence[int], groups: dict[int, list[int]]) -> Move:
