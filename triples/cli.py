@@ -1,24 +1,493 @@
-"""The command line: ``triples run`` reads a JSON array of operations, writes the outputs."""
+"""The command line: ``triples run``, ``record``, ``replay`` (and ``rate``, from triples.rate).
+
+Commands register themselves in ``COMMANDS``; ``main`` gives argparse only the chosen
+command's arguments, so a command's module (and whatever it imports) is loaded only when that
+command runs. Every failure ends as one line on stderr and an exit status, never a traceback.
+
+Exit status: 0 ok; 1 a replayed fixture failed; 2 bad input or usage (unreadable file, invalid
+JSON, not a list, malformed fixture, unknown option); 3 internal error (a defect: please
+report it); 130 interrupted (Ctrl-C); 141 stdout closed by the reader (as if killed by SIGPIPE).
+"""
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+EXIT_OK = 0
+EXIT_REPLAY_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL_ERROR = 3
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+
+STDIN = "-"
+STDIN_LABEL = "<stdin>"
+
+AddArguments = Callable[[argparse.ArgumentParser], None]
+Runner = Callable[[argparse.Namespace], int]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+class CommandError(Exception):
+    """A failure to report on one stderr line, with the exit status it ends in."""
+
+    def __init__(self, message: str, status: int = EXIT_BAD_INPUT) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    summary: str  # one line in ``triples --help``
+    description: str
+    example: str  # the epilog of ``triples NAME --help``
+    add_arguments: AddArguments
+    run: Runner
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def register(command: Command) -> Command:
+    COMMANDS[command.name] = command
+    return command
+
+
+def command(
+    name: str, *, summary: str, description: str, example: str, arguments: AddArguments
+) -> Callable[[Runner], Runner]:
+    """Register the decorated function as the runner of command ``name``."""
+
+    def decorate(run: Runner) -> Runner:
+        register(Command(name, summary, description, example, arguments, run))
+        return run
+
+    return decorate
+
+
+# ---------------------------------------------------------------- reading operations
+
+
+def label(path: str) -> str:
+    return STDIN_LABEL if path == STDIN else path
+
+
+def read_input(path: str) -> bytes:
+    try:
+        if path == STDIN:
+            return sys.stdin.buffer.read()
+        with open(path, "rb") as file:
+            return file.read()
+    except OSError as exc:
+        raise CommandError(f"{label(path)}: {exc.strerror or exc}") from None
+
+
+def json_kind(value: object) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return "a number"
+
+
+def parse_json(data: bytes, source: str) -> Any:
+    import orjson
+
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise CommandError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+
+
+def read_operations(path: str) -> list[Any]:
+    """The JSON array of operations in ``path`` (``-``: stdin)."""
+    operations = parse_json(read_input(path), label(path))
+    if not isinstance(operations, list):
+        raise CommandError(f"{label(path)}: expected a JSON array of operations, got {json_kind(operations)}")
+    return operations
+
+
+def write(data: bytes) -> None:
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+# ---------------------------------------------------------------- run
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "file", metavar="FILE", nargs="?", default=STDIN, help="the operations; stdin when omitted or '-'"
+    )
+    parser.add_argument(
+        "--jsonl",
+        action="store_true",
+        help="JSON Lines: one operation per input line, one output per output line, "
+        "each written and flushed as soon as it is answered",
+    )
+
+
+@command(
+    "run",
+    summary="apply operations in one session and print their outputs",
+    description="""\
+Apply operations in one session and print their outputs.
+
+By default FILE (or stdin) holds one JSON array of operations, and stdout gets
+one JSON array of outputs, one per operation.
+
+With --jsonl, every input line is one operation and every output line is its
+answer, written and flushed before the next line is read, so another program
+can drive triples as a coprocess. Blank lines are skipped (they get no answer);
+a line that is not JSON is answered with "error: invalid JSON: ..." and the
+stream goes on. Memory does not grow with the length of the stream.""",
+    example="""\
+examples:
+  echo '[["new","g",1],["status","g"]]' | triples run
+  triples run operations.json
+  printf '%s\\n' '["new","g",1]' '["moves","g"]' | triples run --jsonl""",
+    arguments=add_run_arguments,
+)
+def run_command(args: argparse.Namespace) -> int:
+    if args.jsonl:
+        return run_jsonl(args.file)
     import orjson
 
     from triples.api import run
 
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args != ["run"]:
-        print("usage: triples run  (a JSON array of operations on stdin)", file=sys.stderr)
-        return 2
+    operations = read_operations(args.file)
+    write(orjson.dumps(run(operations)) + b"\n")
+    return EXIT_OK
+
+
+def run_jsonl(path: str) -> int:
+    if path == STDIN:
+        answer_lines(sys.stdin.buffer, sys.stdout.buffer)
+        return EXIT_OK
     try:
-        operations = orjson.loads(sys.stdin.buffer.read())
+        with open(path, "rb") as file:
+            answer_lines(file, sys.stdout.buffer)
+    except OSError as exc:
+        raise CommandError(f"{label(path)}: {exc.strerror or exc}") from None
+    return EXIT_OK
+
+
+def json_problem(line: bytes) -> str:
+    """What is wrong with a line that is not JSON, with a column counted within the line."""
+    import orjson
+
+    try:
+        orjson.loads(line.rstrip(b"\r\n"))  # else an unfinished line would end "at line 2"
     except orjson.JSONDecodeError as exc:
-        print(f"triples: invalid JSON: {exc}", file=sys.stderr)
-        return 2
-    sys.stdout.buffer.write(orjson.dumps(run(operations)) + b"\n")
-    return 0
+        return f"{exc.msg} at column {exc.colno}"
+    return "not a JSON value"  # unreachable: the line failed to parse a moment ago
+
+
+def answer_lines(lines: Iterable[bytes], out: BinaryIO) -> None:
+    """Answer each operation line as it arrives: only the current line is held in memory."""
+    import orjson
+
+    from triples.session import Session
+
+    session = Session()
+    loads, dumps, decode_error = orjson.loads, orjson.dumps, orjson.JSONDecodeError
+    for line in lines:
+        if line.isspace() or not line:
+            continue
+        try:
+            operation = loads(line)
+        except decode_error:
+            output: Any = f"error: invalid JSON: {json_problem(line)}"
+        else:
+            output = session.apply(operation)
+        out.write(dumps(output) + b"\n")
+        out.flush()
+
+
+# ---------------------------------------------------------------- record
+
+
+def add_record_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a JSON array of operations ('-': stdin)")
+    parser.add_argument("--name", help="the fixture's name (default: FILE's name without its extension)")
+
+
+@command(
+    "record",
+    summary="run a file of operations and print it as a replayable fixture",
+    description="""\
+Run the operations of FILE in one session and print a fixture to stdout:
+{"name": ..., "operations": [...], "outputs": [...]} in the layout of the
+fixtures/ folder (one operation or output per line). The name is FILE's name
+without its extension unless --name says otherwise.""",
+    example="""\
+example:
+  triples record worked_example.json > fixtures/worked_example.json""",
+    arguments=add_record_arguments,
+)
+def record_command(args: argparse.Namespace) -> int:
+    import orjson
+
+    from triples.api import run
+
+    operations = read_operations(args.file)
+    name = args.name if args.name is not None else "stdin" if args.file == STDIN else Path(args.file).stem
+    try:
+        text = fixture_text(name, operations, run(operations))
+    except orjson.JSONEncodeError as exc:  # orjson writes less nesting than it reads
+        raise CommandError(f"{label(args.file)}: cannot write these operations as a fixture: {exc}") from None
+    write(text)
+    return EXIT_OK
+
+
+def fixture_text(name: str, operations: list[Any], outputs: list[Any]) -> bytes:
+    """The fixtures/ layout: one compact JSON operation or output per line, so that a diff of
+    a fixture shows which steps changed."""
+    import orjson
+
+    def block(items: list[Any]) -> bytes:
+        if not items:
+            return b"[]"
+        return b"[\n" + b",\n".join(b"    " + orjson.dumps(item) for item in items) + b"\n  ]"
+
+    name_line = b'{\n  "name": ' + orjson.dumps(name)
+    return name_line + b',\n  "operations": ' + block(operations) + b',\n  "outputs": ' + block(outputs) + b"\n}\n"
+
+
+# ---------------------------------------------------------------- replay
+
+
+def add_replay_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("fixtures", metavar="FIXTURE", nargs="+", help="fixture files to replay")
+
+
+@command(
+    "replay",
+    summary="replay fixtures and report PASS or FAIL for each",
+    description="""\
+Replay each fixture's operations in a fresh session and compare every output
+with the recorded one, as JSON (an object's key order does not matter; true is
+not 1). One line per fixture on stdout:
+
+  PASS <path>
+  FAIL <path>: operation #<i> <operation>: expected <output>, got <output>
+
+where #<i> is the 0-based index of the first operation whose output differs.
+A fixture that cannot be read or is not a fixture gets one line on stderr
+instead, and the others are still replayed.
+
+Exit status: 0 all passed, 1 some fixture failed, 2 some fixture could not be
+read or was malformed.""",
+    example="""\
+example:
+  triples replay fixtures/*.json""",
+    arguments=add_replay_arguments,
+)
+def replay_command(args: argparse.Namespace) -> int:
+    status = EXIT_OK
+    for path in args.fixtures:
+        try:
+            line = replay(path)
+        except CommandError as exc:
+            report_error("replay", str(exc))
+            status = max(status, exc.status)
+            continue
+        write(line.encode() + b"\n")
+        if not line.startswith("PASS"):
+            status = max(status, EXIT_REPLAY_FAILED)
+    return status
+
+
+def read_fixture(path: str) -> tuple[list[Any], list[Any]]:
+    """A fixture's operations and outputs, or CommandError saying what is wrong with it."""
+    fixture = parse_json(read_input(path), path)
+    if not isinstance(fixture, dict):
+        raise CommandError(f"{path}: not a fixture: expected a JSON object, got {json_kind(fixture)}")
+    for key in ("name", "operations", "outputs"):
+        if key not in fixture:
+            raise CommandError(f'{path}: not a fixture: no "{key}" key')
+    if not isinstance(fixture["name"], str):
+        raise CommandError(f'{path}: not a fixture: "name" must be a string')
+    operations, outputs = fixture["operations"], fixture["outputs"]
+    for key, value in (("operations", operations), ("outputs", outputs)):
+        if not isinstance(value, list):
+            raise CommandError(f'{path}: not a fixture: "{key}" must be an array, not {json_kind(value)}')
+    if len(operations) != len(outputs):
+        raise CommandError(
+            f'{path}: not a fixture: "operations" and "outputs" differ in length ({len(operations)} and {len(outputs)})'
+        )
+    return operations, outputs
+
+
+def replay(path: str) -> str:
+    """The PASS or FAIL line of one fixture."""
+    from triples.api import run
+
+    operations, expected = read_fixture(path)
+    for index, (operation, want, got) in enumerate(zip(operations, expected, run(operations), strict=True)):
+        if not same_json(want, got):
+            return f"FAIL {path}: operation #{index} {show(operation)}: expected {show(want)}, got {show(got)}"
+    return f"PASS {path}"
+
+
+def canonical(value: object) -> bytes | None:
+    """The JSON text of ``value`` with sorted keys; None when orjson cannot write it (too deep)."""
+    import orjson
+
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return None
+
+
+def same_json(a: object, b: object) -> bool:
+    # Python's == says True == 1 and 1 == 1.0; fixtures mean JSON, where they differ.
+    text = canonical(a)
+    return text is not None and text == canonical(b)
+
+
+def show(value: object) -> str:
+    text = canonical(value)
+    return "<too deeply nested to show>" if text is None else text.decode()
+
+
+# ---------------------------------------------------------------- rate (triples/rate.py)
+
+
+def import_rate() -> Any:
+    import importlib
+
+    try:
+        return importlib.import_module("triples.rate")
+    except ModuleNotFoundError as exc:
+        if exc.name != "triples.rate":
+            raise
+        raise CommandError("this command is not available: no module triples.rate", EXIT_INTERNAL_ERROR) from None
+
+
+def add_rate_arguments(parser: argparse.ArgumentParser) -> None:
+    import_rate().add_arguments(parser)
+
+
+def rate_command(args: argparse.Namespace) -> int:
+    status: int = import_rate().main(args)
+    return status
+
+
+register(
+    Command(
+        "rate",
+        summary="rate seeds: autoplay and best score per deal, with a summary",
+        description="Rate seeds: how much the reference player and the best line clear on each deal.",
+        example="""\
+example:
+  triples rate --variant classic --seeds 0-99""",
+        add_arguments=add_rate_arguments,
+        run=rate_command,
+    )
+)
+
+
+# ---------------------------------------------------------------- the tool
+
+
+TOOL_DESCRIPTION = "Triples: a rules engine and exact solver for sum solitaires."
+TOOL_EPILOG = """\
+exit status:
+  0 ok, 1 a replayed fixture failed, 2 bad input or usage, 3 internal error,
+  130 interrupted, 141 stdout closed early
+
+examples:
+  echo '[["new","g",1],["status","g"]]' | triples run
+  triples replay fixtures/*.json
+  triples run --help"""
+
+
+def build_parser(chosen: str | None) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser | None]:
+    """The parser of the tool, with the arguments of the ``chosen`` command only, and the
+    chosen command's own parser."""
+    from triples import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="triples",
+        description=TOOL_DESCRIPTION,
+        epilog=TOOL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"triples {__version__}")
+    chosen_parser = None
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", required=True)
+    for cmd in COMMANDS.values():
+        sub = subparsers.add_parser(
+            cmd.name,
+            help=cmd.summary,
+            description=cmd.description,
+            epilog=cmd.example,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        if cmd.name == chosen:
+            cmd.add_arguments(sub)
+            chosen_parser = sub
+    return parser, chosen_parser
+
+
+def chosen_command(argv: Sequence[str]) -> str | None:
+    # The tool's own options take no values, so its first non-option word is the command.
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def report_error(command_name: str | None, message: str) -> None:
+    prog = "triples" if command_name is None else f"triples {command_name}"
+    print(f"{prog}: error: {message}", file=sys.stderr)
+
+
+def dispatch(argv: Sequence[str]) -> int:
+    chosen = chosen_command(argv)
+    name = chosen if chosen in COMMANDS else None
+    try:
+        parser, command_parser = build_parser(name)
+        try:
+            args, extras = parser.parse_known_args(argv)
+            if extras:  # said by the command's parser, so that its usage line is the one shown
+                (command_parser or parser).error(f"unrecognized arguments: {' '.join(extras)}")
+        except SystemExit as exc:  # --help, --version and usage errors have printed already
+            return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+        return COMMANDS[args.command].run(args)
+    except CommandError as exc:
+        report_error(name, str(exc))
+        return exc.status
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null: the reader has gone, and the interpreter's last flush of
+    what is still buffered would otherwise fail again and print a warning."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return dispatch(list(sys.argv[1:] if argv is None else argv))
+    except BrokenPipeError:
+        silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        print(f"triples: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL_ERROR

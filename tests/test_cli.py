@@ -1,0 +1,525 @@
+"""The command line, checked by exact stdout, stderr and exit status.
+
+Every command, flag and exit path runs as a user runs it, ``python -m triples ...`` in a
+subprocess. The longer tables of messages run ``cli.main`` in-process with the standard streams
+swapped (``invoke``), since each subprocess pays the interpreter's start-up."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import selectors
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import orjson
+import pytest
+
+from tests.helpers import SEED1, SEED1_TABLE
+from triples import cli, run
+from triples.session import Session
+
+# argparse wraps help to the terminal width; fix it so help text is the same everywhere.
+ENV = {**os.environ, "COLUMNS": "80", "PYTHONIOENCODING": "utf-8"}
+TIMEOUT = 60
+SPEC_EXAMPLE = [["new", "g", SEED1], ["play", "g", [5, 0, 2]], ["table", "g"], ["status", "g"], ["history", "g"]]
+
+
+class Result(NamedTuple):
+    status: int
+    stdout: bytes
+    stderr: str
+
+
+def triples(*args: str, stdin: bytes = b"", cwd: Path | None = None) -> Result:
+    done = subprocess.run(
+        [sys.executable, "-m", "triples", *args],
+        input=stdin,
+        capture_output=True,
+        timeout=TIMEOUT,
+        cwd=cwd,
+        env=ENV,
+    )
+    return Result(done.returncode, done.stdout, done.stderr.decode())
+
+
+Invoke = Callable[..., Result]
+
+
+@pytest.fixture
+def invoke(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Invoke:
+    """``cli.main(args)`` in this process, in ``tmp_path``, with stdin given and the output caught."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "80")
+
+    def call(*args: str, stdin: bytes = b"") -> Result:
+        stdout, stderr = io.BytesIO(), io.BytesIO()
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+        monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(stdout, write_through=True))
+        monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(stderr, write_through=True))
+        status = cli.main(list(args))
+        return Result(status, stdout.getvalue(), stderr.getvalue().decode())
+
+    return call
+
+
+def json_line(value: object) -> bytes:
+    return orjson.dumps(value) + b"\n"
+
+
+def with_orjson_message(problem: str, text: bytes) -> str:
+    """``problem`` with its ``{msg}`` replaced by orjson's own wording for what is wrong with
+    ``text``: the CLI's part is where it says the problem is."""
+    if "{msg}" not in problem:
+        return problem
+    with pytest.raises(orjson.JSONDecodeError) as caught:
+        orjson.loads(text)
+    return problem.format(msg=caught.value.msg)
+
+
+def write_fixture(path: Path, operations: list[Any], outputs: list[Any] | None = None) -> Path:
+    outputs = run(operations) if outputs is None else outputs
+    path.write_bytes(cli.fixture_text(path.stem, operations, outputs))
+    return path
+
+
+# ---------------------------------------------------------------- run, array mode
+
+
+def test_run_answers_the_spec_worked_example_from_stdin() -> None:
+    result = triples("run", stdin=orjson.dumps(SPEC_EXAMPLE))
+    assert result == (
+        0,
+        json_line(
+            [
+                SEED1_TABLE,
+                "ok",
+                ["10S", "AH", "5H", "9H", "3C", "8H", "2S", "2D", "AC", "7C"],
+                {"cleared": 3, "stock": 39, "over": False},
+                [[0, 2, 5]],
+            ]
+        ),
+        "",
+    )
+
+
+ONE_SESSION = [["new", 1, 1, "pairs"], ["moves", 1], ["undo", 1], ["status", 2], ["frobnicate"], ["table", 1]]
+
+
+def test_run_reads_a_file(tmp_path: Path) -> None:
+    (tmp_path / "ops.json").write_bytes(orjson.dumps(ONE_SESSION))
+    assert triples("run", "ops.json", cwd=tmp_path) == (0, json_line(run(ONE_SESSION)), "")
+
+
+def test_run_reads_stdin_when_file_is_dash(invoke: Invoke) -> None:
+    assert invoke("run", "-", stdin=orjson.dumps(ONE_SESSION)) == (0, json_line(run(ONE_SESSION)), "")
+
+
+def test_run_reports_invalid_json_with_line_and_column() -> None:
+    stdin = b'[["new","g",1],\n ["status" "g"]]'
+    message = with_orjson_message("invalid JSON at line 2, column 12: {msg}", stdin)
+    assert triples("run", stdin=stdin) == (2, b"", f"triples run: error: <stdin>: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("stdin", "problem"),
+    [
+        (b'[["new","g",1],\n ["status" "g"]]', "invalid JSON at line 2, column 12: {msg}"),
+        (b"", "invalid JSON at line 1, column 1: {msg}"),
+        (b'[["new","g",1]] ["status","g"]', "invalid JSON at line 1, column 17: {msg}"),
+        (b'{"ops": []}', "expected a JSON array of operations, got an object"),
+        (b"42", "expected a JSON array of operations, got a number"),
+        (b'"new"', "expected a JSON array of operations, got a string"),
+        (b"true", "expected a JSON array of operations, got a boolean"),
+        (b"null", "expected a JSON array of operations, got null"),
+    ],
+    ids=["bad-token", "empty", "trailing-content", "object", "number", "string", "boolean", "null"],
+)
+def test_run_rejects_input_that_is_not_a_json_array(invoke: Invoke, stdin: bytes, problem: str) -> None:
+    message = with_orjson_message(problem, stdin)
+    assert invoke("run", stdin=stdin) == (2, b"", f"triples run: error: <stdin>: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "missing.json"], "missing.json: No such file or directory"),
+        (["run", "folder"], "folder: Is a directory"),
+        (["run", "--jsonl", "missing.json"], "missing.json: No such file or directory"),
+    ],
+    ids=["missing", "directory", "jsonl-missing"],
+)
+def test_run_reports_an_unreadable_file(invoke: Invoke, tmp_path: Path, args: list[str], message: str) -> None:
+    (tmp_path / "folder").mkdir()
+    assert invoke(*args) == (2, b"", f"triples run: error: {message}\n")
+
+
+def test_run_reports_a_missing_file() -> None:
+    expected = (2, b"", "triples run: error: no/such.json: No such file or directory\n")
+    assert triples("run", "no/such.json") == expected
+
+
+# ---------------------------------------------------------------- run --jsonl
+
+
+JSONL_LINES = [
+    b'["new","g",1]\n',
+    b"\n",  # blank lines are skipped: no answer
+    b'["play","g",[0,1,2]]\n',
+    b"   \t\n",
+    b'["moves","g"]\r\n',
+    b'["status","g"\n',  # not JSON: answered in place, the stream goes on
+    b"5\n",  # JSON, but not an operation
+    b'["history","g"]',  # the last line may lack its newline
+]
+
+
+def expected_jsonl(lines: list[bytes]) -> bytes:
+    session = Session()
+    answers = []
+    for line in lines:
+        if not line.strip():
+            continue
+        text = line.rstrip(b"\r\n")
+        try:
+            operation = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            answers.append(json_line(f"error: invalid JSON: {exc.msg} at column {exc.colno}"))
+        else:
+            answers.append(json_line(session.apply(operation)))
+    return b"".join(answers)
+
+
+def test_jsonl_answers_every_line_and_skips_blank_ones() -> None:
+    expected = expected_jsonl(JSONL_LINES)
+    assert triples("run", "--jsonl", stdin=b"".join(JSONL_LINES)) == (0, expected, "")
+    assert len(expected.splitlines()) == 6
+    assert expected.splitlines()[3] == json_line("error: invalid JSON: unexpected end of data at column 14").strip()
+
+
+def test_jsonl_reads_a_file(invoke: Invoke, tmp_path: Path) -> None:
+    (tmp_path / "ops.jsonl").write_bytes(b"".join(JSONL_LINES))
+    assert invoke("run", "--jsonl", "ops.jsonl") == (0, expected_jsonl(JSONL_LINES), "")
+
+
+class Coprocess:
+    """``triples run --jsonl`` driven one line at a time, with a timeout on every read, so a
+    buffering defect fails the test instead of hanging it."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "triples", "run", "--jsonl"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            env=ENV,
+        )
+        assert self.process.stdin and self.process.stdout and self.process.stderr
+        self.stdin, self.stdout, self.stderr = self.process.stdin, self.process.stdout, self.process.stderr
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.stdout, selectors.EVENT_READ)
+
+    def ask(self, operation: object) -> object:
+        self.stdin.write(orjson.dumps(operation) + b"\n")
+        if not self.selector.select(timeout=TIMEOUT):
+            raise AssertionError(f"no answer to {operation} within {TIMEOUT} s")
+        return orjson.loads(self.stdout.readline())
+
+    def finish(self) -> tuple[int, str]:
+        """Exit status and stderr, once the process has ended (stdin closed or signalled)."""
+        self.selector.close()
+        status = self.process.wait(timeout=TIMEOUT)
+        stderr = self.stderr.read().decode()
+        for stream in (self.stdin, self.stdout, self.stderr):
+            stream.close()
+        return status, stderr
+
+
+@pytest.fixture
+def coprocess() -> Iterator[Coprocess]:
+    driven = Coprocess()
+    yield driven
+    if driven.process.poll() is None:  # a failed test left it waiting
+        driven.process.kill()
+        driven.process.wait(timeout=TIMEOUT)
+
+
+def test_jsonl_is_a_coprocess_answering_each_line_before_the_next_is_written(coprocess: Coprocess) -> None:
+    assert coprocess.ask(["new", "g", SEED1]) == SEED1_TABLE
+    # Each next operation depends on the answer before it, as a driving program's would.
+    moves = coprocess.ask(["moves", "g"])
+    assert isinstance(moves, list)
+    assert moves
+    assert coprocess.ask(["play", "g", moves[0]]) == "ok"
+    assert coprocess.ask(["history", "g"]) == [moves[0]]
+    assert coprocess.ask(["undo", "g"]) == "ok"
+    assert coprocess.ask(["table", "g"]) == SEED1_TABLE
+    coprocess.stdin.close()
+    assert coprocess.finish() == (0, "")
+
+
+def test_jsonl_ends_quietly_when_the_reader_goes_away(coprocess: Coprocess) -> None:
+    assert coprocess.ask(["new", "g", 1]) == run([["new", "g", 1]])[0]
+    coprocess.stdout.close()
+    coprocess.stdin.write(b'["table","g"]\n')  # its answer meets a closed pipe
+    coprocess.stdin.close()
+    assert coprocess.finish() == (cli.EXIT_BROKEN_PIPE, "")
+
+
+def test_jsonl_ends_quietly_on_ctrl_c(coprocess: Coprocess) -> None:
+    assert coprocess.ask(["new", "g", 1]) == run([["new", "g", 1]])[0]
+    coprocess.process.send_signal(signal.SIGINT)  # it is waiting for the next line
+    assert coprocess.finish() == (cli.EXIT_INTERRUPTED, "")
+
+
+# ---------------------------------------------------------------- record
+
+
+@pytest.mark.parametrize("stem", ["core-spec-seed1", "core-grid100-deal", "core-undo-chains"])
+def test_record_reproduces_a_committed_fixture_byte_for_byte(invoke: Invoke, tmp_path: Path, stem: str) -> None:
+    committed = (Path(__file__).parent.parent / "fixtures" / f"{stem}.json").read_bytes()
+    (tmp_path / f"{stem}.json").write_bytes(orjson.dumps(orjson.loads(committed)["operations"]))
+    assert invoke("record", f"{stem}.json") == (0, committed, "")
+
+
+QUADS_GAME = [["new", "a", 3, "quads"], ["play", "a", [0, 1, 2, 3]], ["history", "a"]]
+
+
+def test_record_names_the_fixture_after_the_file_stem(tmp_path: Path) -> None:
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "my-game.ops.json").write_bytes(orjson.dumps(QUADS_GAME))
+    result = triples("record", "dir/my-game.ops.json", cwd=tmp_path)
+    assert result == (0, cli.fixture_text("my-game.ops", QUADS_GAME, run(QUADS_GAME)), "")
+    assert orjson.loads(result.stdout) == {"name": "my-game.ops", "operations": QUADS_GAME, "outputs": run(QUADS_GAME)}
+
+
+@pytest.mark.parametrize(
+    ("stdin", "args", "fixture"),
+    [
+        (orjson.dumps(QUADS_GAME), ["--name", "named"], cli.fixture_text("named", QUADS_GAME, run(QUADS_GAME))),
+        (b"[]", [], b'{\n  "name": "stdin",\n  "operations": [],\n  "outputs": []\n}\n'),
+    ],
+    ids=["name-option", "empty-from-stdin"],
+)
+def test_record_from_stdin(invoke: Invoke, stdin: bytes, args: list[str], fixture: bytes) -> None:
+    assert invoke("record", "-", *args, stdin=stdin) == (0, fixture, "")
+
+
+def test_record_rejects_input_that_is_not_a_list() -> None:
+    message = "triples record: error: <stdin>: expected a JSON array of operations, got an object\n"
+    assert triples("record", "-", stdin=b"{}") == (2, b"", message)
+
+
+# ---------------------------------------------------------------- replay
+
+
+def test_replay_passes_fixtures_whose_outputs_match(tmp_path: Path) -> None:
+    write_fixture(tmp_path / "one.json", SPEC_EXAMPLE)
+    write_fixture(tmp_path / "two.json", [["new", 5, 2, "sum15"], ["autoplay", 5], ["status", 5]])
+    # JSON equality: an object's key order is not part of the output.
+    reordered = run([["new", "g", 1], ["status", "g"]])
+    reordered[1] = dict(reversed(list(reordered[1].items())))
+    write_fixture(tmp_path / "three.json", [["new", "g", 1], ["status", "g"]], reordered)
+    result = triples("replay", "one.json", "two.json", "three.json", cwd=tmp_path)
+    assert result == (0, b"PASS one.json\nPASS two.json\nPASS three.json\n", "")
+
+
+def changed(index: int, value: object) -> list[Any]:
+    outputs = run(SPEC_EXAMPLE)
+    outputs[index] = value
+    return outputs
+
+
+STATUS = {"cleared": 3, "stock": 39, "over": False}
+
+FAILING = [
+    # (fixture stem, outputs recorded, the FAIL line's text after the path)
+    (
+        "wrong-output",
+        changed(1, "error: empty slot"),
+        'operation #1 ["play","g",[5,0,2]]: expected "error: empty slot", got "ok"',
+    ),
+    (
+        "false-is-not-0",
+        changed(3, {**STATUS, "over": 0}),
+        'operation #3 ["status","g"]: expected {"cleared":3,"over":0,"stock":39}, '
+        'got {"cleared":3,"over":false,"stock":39}',
+    ),
+    ("3.0-is-not-3", changed(4, [[0.0, 2, 5]]), 'operation #4 ["history","g"]: expected [[0.0,2,5]], got [[0,2,5]]'),
+]
+
+
+def test_replay_reports_the_first_differing_operation(tmp_path: Path) -> None:
+    write_fixture(tmp_path / "good.json", SPEC_EXAMPLE)
+    for stem, outputs, _ in FAILING:
+        write_fixture(tmp_path / f"{stem}.json", SPEC_EXAMPLE, outputs)
+    two_wrong = changed(4, [])
+    two_wrong[2] = []  # only the first difference is reported
+    write_fixture(tmp_path / "two-wrong.json", SPEC_EXAMPLE, two_wrong)
+    files = ["good.json", *(f"{stem}.json" for stem, _, _ in FAILING), "two-wrong.json"]
+    result = triples("replay", *files, cwd=tmp_path)
+    table = run(SPEC_EXAMPLE)[2]
+    lines = [
+        "PASS good.json",
+        *(f"FAIL {stem}.json: {text}" for stem, _, text in FAILING),
+        f'FAIL two-wrong.json: operation #2 ["table","g"]: expected [], got {orjson.dumps(table).decode()}',
+    ]
+    assert result == (1, "".join(line + "\n" for line in lines).encode(), "")
+
+
+MALFORMED = [
+    # (file name, content, what the error line says after "<file>: ")
+    ("not-json.json", b'{"name": "x",', "invalid JSON at line 1, column 14: {msg}"),
+    ("array.json", b"[1]", "not a fixture: expected a JSON object, got an array"),
+    ("no-outputs.json", b'{"name": "x", "operations": []}', 'not a fixture: no "outputs" key'),
+    ("bad-name.json", b'{"name": 1, "operations": [], "outputs": []}', 'not a fixture: "name" must be a string'),
+    (
+        "ops-object.json",
+        b'{"name": "x", "operations": {}, "outputs": []}',
+        'not a fixture: "operations" must be an array, not an object',
+    ),
+    (
+        "short.json",
+        b'{"name": "x", "operations": [["table", 1]], "outputs": []}',
+        'not a fixture: "operations" and "outputs" differ in length (1 and 0)',
+    ),
+]
+
+
+def test_replay_reports_each_unreadable_or_malformed_fixture_and_goes_on(tmp_path: Path) -> None:
+    write_fixture(tmp_path / "good.json", SPEC_EXAMPLE)
+    write_fixture(tmp_path / "bad.json", SPEC_EXAMPLE, changed(0, None))
+    for name, content, _ in MALFORMED:
+        (tmp_path / name).write_bytes(content)
+    files = ["good.json", *(name for name, _, _ in MALFORMED), "missing.json", "bad.json"]
+    result = triples("replay", *files, cwd=tmp_path)
+    errors = [f"{name}: {with_orjson_message(text, content)}" for name, content, text in MALFORMED] + [
+        "missing.json: No such file or directory"
+    ]
+    assert result.status == 2  # a malformed fixture outranks a failing one
+    assert result.stdout.decode().splitlines() == [
+        "PASS good.json",
+        f"FAIL bad.json: operation #0 {orjson.dumps(SPEC_EXAMPLE[0]).decode()}: "
+        f"expected null, got {orjson.dumps(SEED1_TABLE).decode()}",
+    ]
+    assert result.stderr.splitlines() == [f"triples replay: error: {error}" for error in errors]
+
+
+def test_replay_passes_the_committed_fixtures(invoke: Invoke) -> None:
+    folder = Path(__file__).parent.parent / "fixtures"
+    paths = [str(folder / f"{stem}.json") for stem in ("core-spec-seed1", "core-undo-chains", "core-new-replaces")]
+    assert invoke("replay", *paths) == (0, "".join(f"PASS {path}\n" for path in paths).encode(), "")
+
+
+# ---------------------------------------------------------------- help, usage, version
+
+
+@pytest.mark.parametrize(
+    ("args", "usage", "epilog"),
+    [
+        ([], "usage: triples [-h] [--version] COMMAND ...", cli.TOOL_EPILOG),
+        (["run"], "usage: triples run [-h] [--jsonl] [FILE]", cli.COMMANDS["run"].example),
+        (["record"], "usage: triples record [-h] [--name NAME] FILE", cli.COMMANDS["record"].example),
+        (["replay"], "usage: triples replay [-h] FIXTURE [FIXTURE ...]", cli.COMMANDS["replay"].example),
+    ],
+    ids=["tool", "run", "record", "replay"],
+)
+def test_help_shows_usage_and_an_example(invoke: Invoke, args: list[str], usage: str, epilog: str) -> None:
+    result = invoke(*args, "--help")
+    assert (result.status, result.stderr) == (0, "")
+    text = result.stdout.decode()
+    assert text.splitlines()[0] == usage
+    assert text.endswith("\n\n" + epilog + "\n")
+    assert "example" in epilog
+
+
+@pytest.mark.parametrize("args", [["--help"], ["run", "-h"]], ids=["tool", "run"])
+def test_help_is_the_same_in_a_subprocess(invoke: Invoke, args: list[str]) -> None:
+    assert triples(*args) == invoke(*args)
+
+
+def test_tool_help_lists_every_command(invoke: Invoke) -> None:
+    text = invoke("-h").stdout.decode()
+    listed = [line.split()[0] for line in text.split("commands:\n")[1].split("\n\n")[0].splitlines()[1:]]
+    assert listed == list(cli.COMMANDS)
+
+
+@pytest.mark.parametrize(
+    ("args", "usage", "error"),
+    [
+        ([], "triples [-h] [--version] COMMAND ...", "triples: error: the following arguments are required: COMMAND"),
+        (
+            ["shuffle"],
+            "triples [-h] [--version] COMMAND ...",
+            "triples: error: argument COMMAND: invalid choice: 'shuffle' "
+            "(choose from 'run', 'record', 'replay', 'rate')",
+        ),
+        (
+            ["run", "--lines"],
+            "triples run [-h] [--jsonl] [FILE]",
+            "triples run: error: unrecognized arguments: --lines",
+        ),
+        (["run", "a", "b"], "triples run [-h] [--jsonl] [FILE]", "triples run: error: unrecognized arguments: b"),
+        (
+            ["replay"],
+            "triples replay [-h] FIXTURE [FIXTURE ...]",
+            "triples replay: error: the following arguments are required: FIXTURE",
+        ),
+    ],
+    ids=["no-command", "unknown-command", "unknown-option", "two-files", "replay-nothing"],
+)
+def test_usage_errors_exit_2_with_the_usage_line(invoke: Invoke, args: list[str], usage: str, error: str) -> None:
+    assert invoke(*args) == (2, b"", f"usage: {usage}\n{error}\n")
+
+
+def test_a_usage_error_in_a_subprocess() -> None:
+    usage = "usage: triples run [-h] [--jsonl] [FILE]"
+    assert triples("run", "--lines") == (2, b"", f"{usage}\ntriples run: error: unrecognized arguments: --lines\n")
+
+
+def test_version() -> None:
+    from triples import __version__
+
+    assert triples("--version") == (0, f"triples {__version__}\n".encode(), "")
+
+
+def test_console_script_is_the_same_tool() -> None:
+    script = Path(sys.executable).with_name("triples")
+    if not script.exists():
+        pytest.skip("the triples console script is not installed next to this interpreter")
+    done = subprocess.run([script, "run"], input=b'[["new","g",1]]', capture_output=True, timeout=TIMEOUT)
+    assert (done.returncode, done.stdout, done.stderr) == (0, json_line(run([["new", "g", 1]])), b"")
+
+
+# ---------------------------------------------------------------- in-process
+
+
+def test_a_defect_is_one_line_and_exit_3_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(args: object) -> int:
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(cli.COMMANDS, "replay", dataclasses.replace(cli.COMMANDS["replay"], run=broken))
+    assert cli.main(["replay", "x.json"]) == cli.EXIT_INTERNAL_ERROR
+    assert capsys.readouterr() == ("", "triples: internal error: RuntimeError: boom\n")
+
+
+def test_run_imports_only_what_it_needs(tmp_path: Path) -> None:
+    (tmp_path / "ops.json").write_bytes(b'[["new","g",1],["status","g"]]')
+    probe = (
+        "import sys\nfrom triples.cli import main\nmain(['run', 'ops.json'])\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'triples', 'tqdm', 'concurrent', 'multiprocessing'})))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, timeout=TIMEOUT, cwd=tmp_path)
+    modules = done.stdout.decode().splitlines()[-1].split()
+    assert "triples.session" in modules
+    assert "triples.rate" not in modules
+    assert [m for m in modules if not m.startswith("triples")] == []
