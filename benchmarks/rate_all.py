@@ -1,0 +1,67 @@
+"""Rate every variant over a range of seeds and print the README's Results table (Markdown).
+
+    python benchmarks/rate_all.py                       # 1..100,000 (grid100: 1..10,000)
+    python benchmarks/rate_all.py --seeds 1000 --grid100-seeds 100   # a short run
+
+The table goes to stdout; progress and each variant's wall time go to stderr. Rows are
+computed exactly as ``triples rate`` computes them (same code, same process pool).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from triples.config import VARIANTS, variant_named
+from triples.rate import Summary, batch_size_for, percent, rate_seeds, wilson_interval
+
+
+def rate_cell(successes: int, trials: int) -> str:
+    low, high = wilson_interval(successes, trials)
+    return f"{percent(successes / trials)} [{percent(low)}, {percent(high)}]"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=100_000, help="seeds 1..N of each variant (default 100000)")
+    parser.add_argument("--grid100-seeds", type=int, default=10_000, help="seeds 1..N of grid100 (default 10000)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--strategy", default="high")
+    parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated (default: all)")
+    args = parser.parse_args()
+
+    summaries: list[tuple[Summary, float]] = []
+    started = time.perf_counter()
+    for name in args.variants.split(","):
+        variant = variant_named(name)
+        count = args.grid100_seeds if name == "grid100" else args.seeds
+        summary = Summary(variant, args.strategy)
+        start = time.perf_counter()
+        seeds = range(1, count + 1)
+        for rows in rate_seeds(variant, args.strategy, seeds, args.jobs, batch_size_for(count, args.jobs)):
+            for row in rows:
+                summary.add(row)
+        seconds = time.perf_counter() - start
+        summaries.append((summary, seconds))
+        print(f"{name}: {count} deals in {seconds:.1f} s ({count / seconds:.1f} deals/s)", file=sys.stderr)
+    total = time.perf_counter() - started
+    print(f"total wall time: {total:.1f} s with --jobs {args.jobs}", file=sys.stderr)
+
+    strategy = args.strategy
+    print(
+        f"| variant | deals | mean best | mean autoplay ({strategy}) | won with best play (95% CI) "
+        f"| won by {strategy} (95% CI) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    for summary, _ in summaries:
+        print(
+            f"| {summary.variant.name} | {summary.deals:,} | {summary.mean_best:.2f} | {summary.mean_autoplay:.2f} "
+            f"| {rate_cell(summary.best_wins, summary.deals)} | {rate_cell(summary.strategy_wins, summary.deals)} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

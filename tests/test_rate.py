@@ -1,0 +1,443 @@
+"""``triples rate``: rows against run(), order under --jobs, resume, the summary, bad input.
+
+The command is mostly run as a user runs it, ``python -m triples rate ...`` in a subprocess, so
+exit statuses, streams and the absence of tracebacks are what is checked; the many cases of bad
+input go through ``triples.cli.main`` in this process, to keep the suite quick.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import math
+import os
+import pty
+import re
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from triples import cli, search
+from triples.api import run
+from triples.config import VARIANTS, variant_named
+from triples.rate import COLUMNS, Row, Summary, wilson_interval
+from triples.session import deal
+from triples.strategy import STRATEGIES
+
+RATE = [sys.executable, "-m", "triples", "rate"]
+SPEED = re.compile(r"deals per second: \d+\.\d \((\d+) new deals in \d+\.\d\d s, jobs (\d+)\)")
+
+
+def rate_cli(
+    *args: str, cwd: Path | None = None, stderr: int | None = subprocess.PIPE
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*RATE, *args], stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=cwd, timeout=300, check=False
+    )
+
+
+def jsonl_rows(text: str) -> list[dict[str, Any]]:
+    return [orjson.loads(line) for line in text.splitlines()]
+
+
+def without_ms(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in row.items() if k != "ms"} for row in rows]
+
+
+def expected_row(variant: str, strategy: str, seed: int) -> dict[str, Any]:
+    """A row computed through the public operations: autoplay and best each on a fresh deal."""
+    out = run([["new", "a", seed, variant], ["autoplay", "a", strategy], ["new", "b", seed, variant], ["best", "b"]])
+    autoplay, best = out[1]["cleared"], out[3]
+    states = search.analyse(deal(variant_named(variant), seed)).states
+    won = best == variant_named(variant).deck_size
+    return {"seed": seed, "autoplay": autoplay, "best": best, "gap": best - autoplay, "won": won, "states": states}
+
+
+def summary_part(stderr: str) -> list[str]:
+    """The summary's lines with the timing line (the one line that varies) checked and cut."""
+    lines = stderr.splitlines()
+    assert SPEED.fullmatch(lines[-1]) or lines[-1] == "deals per second: - (no new deals)", lines[-1]
+    return lines[:-1]
+
+
+# Small ranges: grid100's deals are the slowest to search, classic the common case.
+ROW_CASES = [
+    pytest.param(name, "high", "0-3" if name != "grid100" else "0-1", id=f"{name}-high") for name in VARIANTS
+] + [pytest.param("classic", name, "0-3", id=f"classic-{name}") for name in sorted(STRATEGIES) if name != "high"]
+
+
+@pytest.mark.parametrize(("variant", "strategy", "seeds"), ROW_CASES)
+def test_rows_equal_run_on_the_same_seeds(variant: str, strategy: str, seeds: str) -> None:
+    done = rate_cli("--variant", variant, "--strategy", strategy, "--seeds", seeds, "--format", "jsonl", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    rows = jsonl_rows(done.stdout)
+    first, last = map(int, seeds.split("-"))
+    assert [tuple(row) for row in rows] == [COLUMNS] * (last - first + 1)
+    assert all(isinstance(row["ms"], float) and row["ms"] >= 0 for row in rows)
+    assert without_ms(rows) == [expected_row(variant, strategy, seed) for seed in range(first, last + 1)]
+
+
+def test_jobs_1_and_2_give_identical_rows_in_seed_order() -> None:
+    # 60 seeds on two jobs are cut into batches of 8, so batches really do finish out of order.
+    by_jobs = {
+        jobs: rate_cli("--variant", "sum15", "--seeds", "0-59", "--format", "csv", "--jobs", jobs) for jobs in "12"
+    }
+    tables = {}
+    for jobs, done in by_jobs.items():
+        assert done.returncode == 0, done.stderr
+        header, *lines = done.stdout.splitlines()
+        assert header == "seed,autoplay,best,gap,won,states,ms"
+        tables[jobs] = [line.rsplit(",", 1)[0] for line in lines]
+        assert SPEED.fullmatch(done.stderr.splitlines()[-1])[2] == jobs  # type: ignore[index]
+    assert tables["1"] == tables["2"]
+    assert [int(line.split(",")[0]) for line in tables["1"]] == list(range(60))
+    assert summary_part(by_jobs["1"].stderr) == summary_part(by_jobs["2"].stderr)
+
+
+def test_table_format_puts_rows_then_a_blank_line_then_the_summary_on_stdout() -> None:
+    done = rate_cli("--variant", "sum15", "--seeds", "5-7", "--jobs", "1")
+    assert (done.returncode, done.stderr) == (0, "")
+    lines = done.stdout.splitlines()
+    assert lines[0] == "seed autoplay best  gap won     states        ms"
+    assert lines[4] == ""
+    for line, seed in zip(lines[1:4], range(5, 8), strict=True):
+        expected = expected_row("sum15", "high", seed)
+        fields = line.split()
+        assert fields[:6] == [
+            str(seed),
+            *(str(expected[c]) for c in COLUMNS[1:4]),
+            "yes" if expected["won"] else "no",
+            str(expected["states"]),
+        ]
+        assert re.fullmatch(r"\d+\.\d\d", fields[6])
+    assert lines[5:9] == ["variant: sum15", "strategy: high", "seeds: 5-7", "deals: 3"]
+    assert SPEED.fullmatch(lines[-1])
+
+
+def test_summary_goes_to_stderr_for_jsonl_and_matches_the_rows() -> None:
+    done = rate_cli("--variant", "pairs", "--seeds", "10-29", "--format", "jsonl", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    rows = jsonl_rows(done.stdout)
+    deals, best, autoplay = len(rows), sum(r["best"] for r in rows), sum(r["autoplay"] for r in rows)
+    summary = summary_part(done.stderr)
+    assert summary[:7] == [
+        "variant: pairs",
+        "strategy: high",
+        "seeds: 10-29",
+        "deals: 20",
+        f"mean autoplay: {autoplay / deals:.3f}",
+        f"mean best: {best / deals:.3f}",
+        f"mean gap: {(best - autoplay) / deals:.3f}",
+    ]
+    best_wins = sum(r["won"] for r in rows)
+    high_wins = sum(r["autoplay"] == 52 for r in rows)
+    assert summary[7].startswith(f"win rate best: {100 * best_wins / deals:.2f}% ({best_wins}/20), 95% CI [")
+    assert summary[8].startswith(f"win rate high: {100 * high_wins / deals:.2f}% ({high_wins}/20), 95% CI [")
+    assert summary[9] == "best histogram:"
+    histogram = {int(line.split()[0]): int(line.split()[-1]) for line in summary[10:]}
+    assert sum(histogram.values()) == 20
+    assert {v: n for v, n in histogram.items() if n} == {
+        v: sum(r["best"] == v for r in rows) for v in {r["best"] for r in rows}
+    }
+
+
+def test_summary_text_on_known_rows() -> None:
+    # sum15: 36 cards, 3 a move. Best wins 2 of 4 and the strategy 1 of 4; the Wilson bounds
+    # below are worked out by hand in test_wilson_interval_on_known_numbers.
+    summary = Summary(variant_named("sum15"), "high")
+    for seed, (autoplay, best) in enumerate([(36, 36), (30, 36), (33, 33), (21, 27)]):
+        summary.add(Row(seed, autoplay, best, best - autoplay, best == 36, 100, 1.0))
+    assert summary.lines() == [
+        "deals: 4",
+        "mean autoplay: 30.000",
+        "mean best: 33.000",
+        "mean gap: 3.000",
+        "win rate best: 50.00% (2/4), 95% CI [15.00%, 85.00%]",
+        "win rate high: 25.00% (1/4), 95% CI [4.56%, 69.94%]",
+        "best histogram:",
+        "  27 " + "#" * 20 + " " * 20 + " 1",
+        "  30 " + " " * 40 + " 0",
+        "  33 " + "#" * 20 + " " * 20 + " 1",
+        "  36 " + "#" * 40 + " 2",
+    ]
+
+
+def test_summary_of_no_deals_is_just_the_count() -> None:
+    assert Summary(variant_named("classic"), "high").lines() == ["deals: 0"]
+
+
+# Worked by hand with z = 1.96: for 2 of 4, p = 0.5, z^2/n = 0.9604, centre = 0.5 and
+# half = 1.96 * sqrt(0.0625 + 0.0600) / 1.9604 = 0.3500; for 1 of 4, centre =
+# (0.25 + 0.4802) / 1.9604 = 0.3725 and half = 1.96 * sqrt(0.046875 + 0.0600) / 1.9604 = 0.3269.
+# The rest are the score-interval examples of Newcombe, Statistics in Medicine 17 (1998) 857-872.
+KNOWN_INTERVALS = [
+    pytest.param(2, 4, 0.1500, 0.8500, id="2-of-4-by-hand"),
+    pytest.param(1, 4, 0.0456, 0.6994, id="1-of-4-by-hand"),
+    pytest.param(81, 263, 0.2553, 0.3662, id="newcombe-81-of-263"),
+    pytest.param(15, 148, 0.0624, 0.1605, id="newcombe-15-of-148"),
+    pytest.param(0, 20, 0.0, 0.1611, id="newcombe-0-of-20"),
+    pytest.param(1, 29, 0.0061, 0.1718, id="newcombe-1-of-29"),
+]
+
+
+@pytest.mark.parametrize(("successes", "trials", "low", "high"), KNOWN_INTERVALS)
+def test_wilson_interval_on_known_numbers(successes: int, trials: int, low: float, high: float) -> None:
+    got = wilson_interval(successes, trials)
+    assert got == pytest.approx((low, high), abs=6e-5)
+
+
+@pytest.mark.parametrize(("successes", "trials"), [(0, 1), (3, 7), (50, 100), (99_999, 100_000), (7, 7)])
+def test_wilson_bounds_solve_the_score_equation(successes: int, trials: int) -> None:
+    # The score interval is every p with (phat - p)^2 <= z^2 p (1 - p) / n: its ends are the
+    # roots of that quadratic in p, found here with the quadratic formula instead.
+    z = 1.959963984540054
+    phat = successes / trials
+    a = 1 + z * z / trials
+    b = -(2 * phat + z * z / trials)
+    c = phat * phat
+    root = math.sqrt(b * b - 4 * a * c)
+    assert wilson_interval(successes, trials) == pytest.approx(((-b - root) / (2 * a), (-b + root) / (2 * a)), abs=1e-9)
+
+
+def test_wilson_ends_are_exact_at_none_and_all() -> None:
+    assert wilson_interval(0, 1000)[0] == 0.0
+    assert wilson_interval(1000, 1000)[1] == 1.0
+
+
+@pytest.mark.parametrize(("successes", "trials"), [(0, 0), (5, 4), (-1, 3)])
+def test_wilson_refuses_impossible_counts(successes: int, trials: int) -> None:
+    with pytest.raises(ValueError):
+        wilson_interval(successes, trials)
+
+
+# --- resume -----------------------------------------------------------------------------------
+
+PLANTED = {"seed": 2, "autoplay": 0, "best": 0, "gap": 0, "won": False, "states": 0, "ms": 0.5}
+HEADERS = {
+    "jsonl": "",
+    "csv": "seed,autoplay,best,gap,won,states,ms\n",
+    "table": "seed autoplay best gap won states ms\n",
+}
+WON_WORDS = {"jsonl": ("false", "true"), "csv": ("false", "true"), "table": ("no", "yes")}
+
+
+def fields_of(fmt: str, row: dict[str, Any]) -> list[str]:
+    return [WON_WORDS[fmt][row[c]] if c == "won" else str(row[c]) for c in COLUMNS]
+
+
+def written_line(fmt: str, row: dict[str, Any]) -> str:
+    """A row as an earlier run would have left it (a table is read by whitespace, so its columns
+    need not line up)."""
+    if fmt == "jsonl":
+        return orjson.dumps(row).decode()
+    return ("," if fmt == "csv" else "  ").join(fields_of(fmt, row))
+
+
+def file_rows(fmt: str, text: str) -> list[list[str]]:
+    """Each row of an --out file as its fields in column order, ms left out."""
+    lines = text.splitlines()
+    if fmt == "jsonl":
+        return [[str(v).lower() for k, v in orjson.loads(line).items() if k != "ms"] for line in lines]
+    split = (lambda line: line.split(",")) if fmt == "csv" else str.split
+    assert split(lines[0]) == list(COLUMNS)
+    return [split(line)[:-1] for line in lines[1:]]
+
+
+def summary_from(fmt: str, done: subprocess.CompletedProcess[str]) -> list[str]:
+    """The summary of a run with --out: on stdout for a table, else on stderr; nothing else."""
+    if fmt == "table":
+        assert done.stderr == ""
+        return done.stdout.splitlines()
+    assert done.stdout == ""
+    return done.stderr.splitlines()
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "table"])
+def test_resume_skips_seeds_already_in_the_file_and_mends_a_cut_last_line(fmt: str, tmp_path: Path) -> None:
+    expected = {seed: {**expected_row("sum15", "high", seed), "ms": 1.25} for seed in range(10)}
+    # A run killed after seed 4, partway through writing seed 5; seed 2's row is one no search
+    # would give, so that re-rating it would show.
+    earlier = [expected[0], expected[1], PLANTED, expected[3], expected[4]]
+    partial = tmp_path / "partial"
+    partial.write_text(HEADERS[fmt] + "".join(written_line(fmt, row) + "\n" for row in earlier)
+                       + written_line(fmt, expected[5])[:9])  # fmt: skip
+
+    done = rate_cli(
+        "--variant", "sum15", "--seeds", "0-9", "--format", fmt, "--out", "partial", "--jobs", "2", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [*earlier, *(expected[seed] for seed in range(5, 10))]
+    assert file_rows(fmt, partial.read_text()) == [fields_of(fmt, row)[:-1] for row in rows]
+    summary = summary_from(fmt, done)
+    assert summary[:7] == [
+        "variant: sum15",
+        "strategy: high",
+        "seeds: 0-9",
+        "resumed: 5 rows already in partial",
+        "deals: 10",
+        f"mean autoplay: {sum(row['autoplay'] for row in rows) / 10:.3f}",  # the planted 0 counts
+        f"mean best: {sum(row['best'] for row in rows) / 10:.3f}",
+    ]
+    assert SPEED.fullmatch(summary[-1])[1] == "5"  # type: ignore[index]
+
+
+def test_resume_counts_only_the_requested_range_and_a_done_range_rates_nothing(tmp_path: Path) -> None:
+    first = rate_cli("--variant", "sum15", "--seeds", "0-5", "--format", "jsonl", "--out", "rows", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    done = rate_cli("--variant", "sum15", "--seeds", "4-7", "--format", "jsonl", "--out", "rows", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    written = (tmp_path / "rows").read_text()
+    assert [row["seed"] for row in jsonl_rows(written)] == [0, 1, 2, 3, 4, 5, 6, 7]
+    summary = done.stderr.splitlines()
+    assert summary[3:5] == ["resumed: 2 rows already in rows", "deals: 4"]
+    assert SPEED.fullmatch(summary[-1])[1] == "2"  # type: ignore[index]
+
+    again = rate_cli("--variant", "sum15", "--seeds", "1-6", "--format", "jsonl", "--out", "rows", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "rows").read_text() == written
+    assert again.stderr.splitlines()[3:5] == ["resumed: 6 rows already in rows", "deals: 6"]
+    assert again.stderr.splitlines()[-1] == "deals per second: - (no new deals)"
+
+
+@pytest.mark.parametrize(
+    ("content", "fmt", "message"),
+    [
+        pytest.param(
+            "seed,autoplay,best,gap,won,states,ms\n",
+            "jsonl",
+            "--out rows line 1 is not a jsonl row (is --format right?)",
+            id="csv-read-as-jsonl",
+        ),
+        pytest.param(
+            '{"seed":1}\n',
+            "csv",
+            "--out rows line 1 is not the csv header (is --format right?)",
+            id="jsonl-read-as-csv",
+        ),
+        pytest.param(
+            "seed autoplay best gap won states ms\n1 2 3\n",
+            "table",
+            "--out rows line 2 is not a table row (is --format right?)",
+            id="short-table-row",
+        ),
+    ],
+)
+def test_resume_refuses_a_file_that_is_not_rows_and_leaves_it_alone(
+    content: str, fmt: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rows").write_text(content)
+    assert cli.main(["rate", "--seeds", "1-2", "--format", fmt, "--out", "rows"]) == 2
+    assert capsys.readouterr() == ("", f"triples rate: error: {message}\n")
+    assert (tmp_path / "rows").read_text() == content
+
+
+def test_an_interrupted_run_keeps_whole_rows_and_the_next_run_goes_on(tmp_path: Path) -> None:
+    # Python leaves SIGINT ignored when it starts ignored (as under a shell's background job),
+    # so the child turns Ctrl-C back on before running the command line.
+    ctrl_c_on = "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); " \
+                "from triples.cli import main; sys.exit(main(sys.argv[1:]))"  # fmt: skip
+    rows = tmp_path / "rows"
+    args = ["rate", "--seeds", "0-100000", "--format", "jsonl", "--out", "rows", "--jobs", "2"]
+    child = subprocess.Popen([sys.executable, "-c", ctrl_c_on, *args], cwd=tmp_path, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not (rows.exists() and rows.stat().st_size) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert (child.returncode, out) == (130, "")
+    assert err.splitlines()[-1] == "interrupted: rows holds every finished row; the same command goes on from there"
+    written = jsonl_rows(rows.read_text())  # every line whole, or this fails
+    assert 0 < len(written) < 100_001
+    assert [row["seed"] for row in written] == list(range(len(written)))
+    assert err.splitlines()[3] == f"deals: {len(written)}"
+
+    done = len(written)
+    resumed = rate_cli("--seeds", f"0-{done + 4}", "--format", "jsonl", "--out", "rows", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stderr.splitlines()[3] == f"resumed: {done} rows already in rows"
+    assert [row["seed"] for row in jsonl_rows(rows.read_text())] == list(range(done + 5))
+
+
+# --- progress and bad input ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("rows", "columns"), [(24, 80), (0, 0)], ids=["sized-terminal", "terminal-of-no-size"])
+def test_progress_bar_is_drawn_only_on_a_terminal(rows: int, columns: int) -> None:
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    try:
+        done = rate_cli("--variant", "sum15", "--seeds", "0-9", "--format", "jsonl", "--jobs", "1", stderr=terminal)
+    finally:
+        os.close(terminal)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # the terminal's other side is closed: everything has been read
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(controller)
+    assert done.returncode == 0
+    assert len(jsonl_rows(done.stdout)) == 10
+    # Piped, stderr holds the summary alone: the other tests compare it line by line.
+    assert b"10/10" in drawn and b"100%" in drawn
+
+
+MAX = "18446744073709551615"
+BAD_INPUT = [
+    pytest.param(["--variant", "poker", "--seeds", "1-2"], "unknown variant 'poker'", id="unknown-variant"),
+    pytest.param(["--strategy", "random", "--seeds", "1-2"], "unknown strategy 'random'", id="unknown-strategy"),
+    pytest.param(["--seeds", "9-3"], "--seeds 9-3: the range is empty (A must not exceed B)", id="reversed-range"),
+    pytest.param(["--seeds=-1-5"], f"--seeds -1-5: seeds must be integers from 0 to {MAX}", id="negative-seed"),
+    pytest.param(["--seeds", "-4"], f"--seeds -4: seeds must be integers from 0 to {MAX}", id="negative-single"),
+    pytest.param(
+        ["--seeds", f"1-{MAX}0"], f"--seeds 1-{MAX}0: seeds must be integers from 0 to {MAX}", id="seed-too-big"
+    ),
+    pytest.param(["--seeds", "abc"], "--seeds abc: expected a range A-B of seeds, like 1-1000", id="garbage-range"),
+    pytest.param(["--seeds", "1-2-3"], "--seeds 1-2-3: expected a range A-B of seeds, like 1-1000", id="three-parts"),
+    pytest.param(["--seeds", "1.5-3"], "--seeds 1.5-3: expected a range A-B of seeds, like 1-1000", id="fraction"),
+    pytest.param(["--seeds", "1-3", "--jobs", "0"], "--jobs 0: expected a positive integer", id="no-jobs"),
+    pytest.param(["--seeds", "1-3", "--jobs", "two"], "--jobs two: expected a positive integer", id="garbage-jobs"),
+    pytest.param(
+        ["--seeds", "1-3", "--format", "xml"], "--format xml: expected one of table, jsonl, csv", id="unknown-format"
+    ),
+    pytest.param([], "--seeds A-B is required", id="no-seeds"),
+    pytest.param(["--seeds"], "argument --seeds: expected one argument", id="seeds-without-value"),
+    pytest.param(
+        ["--seeds", "1-3", "--out", "no/such/dir/rows"],
+        "--out no/such/dir/rows: No such file or directory",
+        id="out-in-missing-dir",
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), BAD_INPUT)
+def test_bad_input_is_one_line_on_stderr_and_exit_2(
+    args: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # In process, through the command line's own entry point, to keep the suite quick; the
+    # next test runs a few of the same cases as real processes.
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["rate", *args]) == 2
+    assert capsys.readouterr() == ("", f"triples rate: error: {message}\n")
+
+
+REAL_PROCESS_CASES = {"unknown-variant", "reversed-range", "negative-seed", "seeds-without-value"}
+
+
+@pytest.mark.parametrize(("args", "message"), [case for case in BAD_INPUT if case.id in REAL_PROCESS_CASES])
+def test_bad_input_from_a_real_process_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
+    done = rate_cli(*args, cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"triples rate: error: {message}\n")
