@@ -71,7 +71,8 @@ def slot_moves(table: Table) -> list[SlotMove]:
 
 def moves_left_literally(moves: list[SlotMove]) -> dict[SlotMove, int]:
     """The moves left once a move's cards are gone: the moves sharing no slot with it."""
-    return {m: sum(1 for other in moves if set(m).isdisjoint(other)) for m in moves}
+    taken = {m: set(m) for m in moves}
+    return {m: sum(1 for other in moves if taken[m].isdisjoint(other)) for m in moves}
 
 
 def moves_left_by_slot_counts(moves: list[SlotMove]) -> dict[SlotMove, int]:
@@ -133,7 +134,7 @@ def seeds_for(variant: str) -> range:
 def test_grid100_reference_moves_are_every_slot_combination() -> None:
     for seed in (1, 2):
         table = dealt("grid100", seed)
-        for _ in range(3):
+        for _ in range(2):
             moves = all_slot_combinations(table)
             assert slot_pairs_and_third(table) == moves
             table.push(Move(moves[len(moves) // 2]))
@@ -284,7 +285,7 @@ def test_fast_and_general_lookahead_play_the_same_games(variant: str) -> None:
     def general(table: Table) -> Move | None:
         return strategy.lookahead_move(table, fast=False)
 
-    for seed in range(1, 11) if variant == "grid100" else range(1, 101):
+    for seed in range(1, 6) if variant == "grid100" else range(1, 51):
         fast_game = strategy.play_out(dealt(variant, seed), strategy.lookahead)
         assert fast_game == strategy.play_out(dealt(variant, seed), general), (variant, seed)
 
