@@ -272,6 +272,20 @@ def test_jsonl_ends_quietly_when_the_reader_goes_away(coprocess: Coprocess) -> N
     assert coprocess.finish() == (cli.EXIT_BROKEN_PIPE, "")
 
 
+@pytest.mark.parametrize("args", [["run", "--jsonl", "ops.jsonl"], ["run", "ops.json"]], ids=["jsonl-file", "array"])
+def test_run_ends_quietly_when_stdout_is_closed(tmp_path: Path, args: list[str]) -> None:
+    operations = [["new", n, n] for n in range(20)]
+    (tmp_path / "ops.json").write_bytes(orjson.dumps(operations))
+    (tmp_path / "ops.jsonl").write_bytes(b"".join(json_line(op) for op in operations))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "triples", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=ENV
+    )
+    assert process.stdout and process.stderr
+    process.stdout.close()  # gone before the first answer is written
+    _, stderr = process.communicate(timeout=TIMEOUT)
+    assert (process.returncode, stderr) == (cli.EXIT_BROKEN_PIPE, b"")
+
+
 def test_jsonl_ends_quietly_on_ctrl_c(coprocess: Coprocess) -> None:
     assert coprocess.ask(["new", "g", 1]) == run([["new", "g", 1]])[0]
     coprocess.process.send_signal(signal.SIGINT)  # it is waiting for the next line

@@ -78,14 +78,20 @@ def label(path: str) -> str:
     return STDIN_LABEL if path == STDIN else path
 
 
+def standard_input() -> BinaryIO:
+    if sys.stdin is None:  # started with stdin closed
+        raise CommandError(f"{STDIN_LABEL}: not open")
+    return sys.stdin.buffer
+
+
 def read_input(path: str) -> bytes:
+    if path == STDIN:
+        return standard_input().read()
     try:
-        if path == STDIN:
-            return sys.stdin.buffer.read()
         with open(path, "rb") as file:
             return file.read()
     except OSError as exc:
-        raise CommandError(f"{label(path)}: {exc.strerror or exc}") from None
+        raise CommandError(f"{path}: {exc.strerror or exc}") from None
 
 
 def json_kind(value: object) -> str:
@@ -174,13 +180,14 @@ def run_command(args: argparse.Namespace) -> int:
 
 def run_jsonl(path: str) -> int:
     if path == STDIN:
-        answer_lines(sys.stdin.buffer, sys.stdout.buffer)
+        answer_lines(standard_input(), sys.stdout.buffer)
         return EXIT_OK
     try:
-        with open(path, "rb") as file:
-            answer_lines(file, sys.stdout.buffer)
+        file = open(path, "rb")  # noqa: SIM115 (only the opening is a user's mistake to report)
     except OSError as exc:
         raise CommandError(f"{label(path)}: {exc.strerror or exc}") from None
+    with file:
+        answer_lines(file, sys.stdout.buffer)
     return EXIT_OK
 
 
