@@ -327,6 +327,21 @@ def test_resume_counts_only_the_requested_range_and_a_done_range_rates_nothing(t
             "--out rows line 2 is not a table row (is --format right?)",
             id="short-table-row",
         ),
+        *(
+            pytest.param(
+                "precious notes",
+                fmt,
+                f"--out rows is not a file of {fmt} rows (is --format right?)",
+                id=f"one-unended-line-read-as-{fmt}",
+            )
+            for fmt in ("jsonl", "csv", "table")
+        ),
+        pytest.param(
+            b"\xff\xfe\n".decode("latin-1"),
+            "jsonl",
+            "--out rows is not a file of jsonl rows (is --format right?)",
+            id="not-text",
+        ),
     ],
 )
 def test_resume_refuses_a_file_that_is_not_rows_and_leaves_it_alone(
@@ -334,10 +349,26 @@ def test_resume_refuses_a_file_that_is_not_rows_and_leaves_it_alone(
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "rows").write_text(content)
+    (tmp_path / "rows").write_bytes(content.encode("latin-1"))
     assert cli.main(["rate", "--seeds", "1-2", "--format", fmt, "--out", "rows"]) == 2
     assert capsys.readouterr() == ("", f"triples rate: error: {message}\n")
-    assert (tmp_path / "rows").read_text() == content
+    assert (tmp_path / "rows").read_bytes() == content.encode("latin-1")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "cut"), [("jsonl", '{"se'), ("csv", "seed,autopl"), ("table", "seed autoplay be")], ids=lambda v: v
+)
+def test_a_file_cut_before_its_first_line_ended_starts_over(
+    fmt: str, cut: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rows").write_text(cut)
+    assert (
+        cli.main(["rate", "--variant", "sum15", "--seeds", "0-2", "--format", fmt, "--out", "rows", "--jobs", "1"]) == 0
+    )
+    capsys.readouterr()
+    expected = [fields_of(fmt, {**expected_row("sum15", "high", seed), "ms": 0})[:-1] for seed in range(3)]
+    assert file_rows(fmt, (tmp_path / "rows").read_text()) == expected
 
 
 def test_an_interrupted_run_keeps_whole_rows_and_the_next_run_goes_on(tmp_path: Path) -> None:

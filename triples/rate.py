@@ -254,6 +254,10 @@ class RowFormat:
     def is_header(self, line: str) -> bool:
         return line == self.header()
 
+    def could_begin_with(self, text: str) -> bool:
+        """Whether ``text`` could be the start of a file this format wrote."""
+        return self.header().startswith(text)
+
 
 def _row_from_fields(fields: list[str], won_words: tuple[str, str]) -> Row:
     if len(fields) != len(COLUMNS) or fields[4] not in won_words:
@@ -264,6 +268,10 @@ def _row_from_fields(fields: list[str], won_words: tuple[str, str]) -> Row:
 
 class JsonLines(RowFormat):
     name = "jsonl"
+
+    def could_begin_with(self, text: str) -> bool:
+        opening = '{"seed":'
+        return text.startswith(opening) or opening.startswith(text)
 
     def line(self, row: Row) -> str:
         return orjson.dumps(row._asdict()).decode()
@@ -322,6 +330,9 @@ class TextTable(RowFormat):
     def is_header(self, line: str) -> bool:
         return tuple(line.split()) == COLUMNS  # the seed column's width depends on the range
 
+    def could_begin_with(self, text: str) -> bool:
+        return " ".join(COLUMNS).startswith(" ".join(text.split()))
+
 
 def row_format(name: str, last_seed: int) -> RowFormat:
     if name == "jsonl":
@@ -337,23 +348,20 @@ def row_format(name: str, last_seed: int) -> RowFormat:
 def read_done_rows(path: str, fmt: RowFormat) -> tuple[dict[int, Row], bool]:
     """The rows already in ``path`` by seed, and whether the file still needs its header.
 
-    A run that was killed can leave a last line without its newline: that line is cut off the
-    file (its seed is simply rated again). Any other line that is not a row is refused, since
-    appending to a file of some other kind would ruin it.
+    A run that was killed can leave a last line without its newline: once the rest of the file
+    has been read as rows, that line is cut off (its seed is simply rated again). A file that is
+    not rows of ``fmt`` is refused untouched, since appending to it would ruin it.
     """
     try:
         with open(path, "rb") as f:
             data = f.read()
     except FileNotFoundError:
         return {}, fmt.has_header
-    complete = data.rfind(b"\n") + 1
-    if complete < len(data):
-        with open(path, "r+b") as f:
-            f.truncate(complete)
+    refusal = f"--out {path} is not a file of {fmt.name} rows (is --format right?)"
     try:
-        lines = data[:complete].decode().splitlines()
+        *lines, cut = data.decode().split("\n")
     except UnicodeDecodeError:
-        raise BadInput(f"--out {path} is not a {fmt.name} file of rows") from None
+        raise BadInput(refusal) from None
     done: dict[int, Row] = {}
     for number, line in enumerate(lines, start=1):
         if number == 1 and fmt.has_header:
@@ -365,6 +373,11 @@ def read_done_rows(path: str, fmt: RowFormat) -> tuple[dict[int, Row], bool]:
         except ValueError:
             raise BadInput(f"--out {path} line {number} is not a {fmt.name} row (is --format right?)") from None
         done.setdefault(row.seed, row)
+    if cut:
+        if not lines and not fmt.could_begin_with(cut):  # nothing shows the file is ours
+            raise BadInput(refusal)
+        with open(path, "r+b") as f:
+            f.truncate(len(data) - len(cut.encode()))
     return done, fmt.has_header and not lines
 
 
@@ -494,16 +507,17 @@ def _rate(request: Request, fmt: RowFormat, done: dict[int, Row], needs_header: 
         if request.first <= seed <= request.last:
             summary.add(done[seed])
             resumed += 1
-    todo_count = len(request.seeds) - resumed
+    todo_count = request.last - request.first + 1 - resumed  # len() of a range past 2^63 overflows
     todo = (seed for seed in request.seeds if seed not in done) if resumed else iter(request.seeds)
     if needs_header:
         sink.write(fmt.header() + "\n")
+    size = batch_size_for(todo_count, request.jobs)
+    jobs = max(1, min(request.jobs, math.ceil(todo_count / size)))  # no idle workers to start
     bar = progress_bar(todo_count, f"{request.variant.name} {request.first}-{request.last}")
     start = time.perf_counter()
     interrupted = False
     try:
-        size = batch_size_for(todo_count, request.jobs)
-        for rows in rate_seeds(request.variant, request.strategy, todo, request.jobs, size):
+        for rows in rate_seeds(request.variant, request.strategy, todo, jobs, size):
             write_rows(sink, [fmt.line(row) for row in rows], bar)
             for row in rows:
                 summary.add(row)
@@ -525,7 +539,7 @@ def _rate(request: Request, fmt: RowFormat, done: dict[int, Row], needs_header: 
     ]
     if resumed:
         lines.insert(3, f"resumed: {resumed} rows already in {request.out}")
-    lines.append(speed_line(summary.deals - resumed, seconds, request.jobs))
+    lines.append(speed_line(summary.deals - resumed, seconds, jobs))
     if interrupted:
         lines.append(
             f"interrupted: {request.out} holds every finished row; the same command goes on from there"
