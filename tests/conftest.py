@@ -1,0 +1,31 @@
+"""Hypothesis profiles.
+
+``default`` is what the normal suite runs: a fixed, modest number of examples, derandomised so
+that a CI run is reproducible, and no per-example deadline (timing belongs in benchmarks/, and
+the machine is shared). ``long`` is for deep runs: ``pytest --hypothesis-profile=long``.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, settings
+
+# Operation streams are generated step by step and some examples are large on purpose.
+_SLOW_GENERATION = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
+
+settings.register_profile(
+    "default",
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    suppress_health_check=_SLOW_GENERATION,
+)
+settings.register_profile(
+    "long",
+    max_examples=1000,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=_SLOW_GENERATION,
+)
+settings.load_profile("default")

@@ -1,0 +1,335 @@
+"""An independent, deliberately naive model of the SPEC and the hypothesis strategies the
+property tests share.
+
+The model knows nothing of ``triples.table`` or ``triples.rules``: it replays a game from its
+deck and its move list, checks a move by reading the SPEC's six rules top to bottom, and finds
+moves by trying every slot combination. The properties compare the engine against it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import orjson
+from hypothesis import strategies as st
+
+from triples.config import VARIANTS, Variant
+from triples.shuffle import MAX_SEED
+
+VARIANT_NAMES: list[str] = sorted(VARIANTS)
+# Variants small enough to try every slot combination on each step (grid100 has C(100, 3)).
+SMALL_VARIANT_NAMES: list[str] = [name for name in VARIANT_NAMES if VARIANTS[name].slots <= 12]
+GAME_IDS: list[str | int] = ["g", 1, "1"]
+ANY_ERROR = object()  # a prediction: some "error: ..." string, its text not pinned by the SPEC
+
+
+def is_game_id(value: object) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def card_value(variant: Variant, code: str) -> int:
+    rank = code[:-1]
+    if rank == "A":
+        return 1
+    if rank in ("J", "Q", "K"):
+        assert variant.court is not None
+        return variant.court[("J", "Q", "K").index(rank)]
+    return int(rank)
+
+
+@dataclass
+class Position:
+    table: list[str | None]
+    stock: list[str]
+    cleared: list[str]
+
+
+@dataclass
+class ReferenceGame:
+    """A game as the SPEC describes it: a deck (top first) and the moves played, sorted."""
+
+    variant: Variant
+    deck: list[str]
+    moves: list[list[int]] = field(default_factory=list)
+
+    def position(self) -> Position:
+        slots = self.variant.slots
+        table: list[str | None] = [*self.deck[:slots], *[None] * max(0, slots - len(self.deck))]
+        next_card = min(slots, len(self.deck))
+        cleared: list[str] = []
+        for move in self.moves:
+            for slot in sorted(move):  # refill in increasing slot order
+                card = table[slot]
+                assert card is not None
+                cleared.append(card)
+                table[slot] = self.deck[next_card] if next_card < len(self.deck) else None
+                next_card += next_card < len(self.deck)
+        return Position(table, self.deck[next_card:], cleared)
+
+    def values(self) -> list[int]:
+        return [0 if c is None else card_value(self.variant, c) for c in self.position().table]
+
+    def play_output(self, positions: object) -> str:
+        """The SPEC's answer to ``["play", id, positions]``: the first failing rule, or ok."""
+        variant = self.variant
+        k = variant.per_move
+        if not isinstance(positions, list) or len(positions) != k:
+            return f"error: pick exactly {k} cards"
+        if not all(is_int(p) for p in positions):
+            return "error: positions must be integers"
+        if any(not 0 <= p < variant.slots for p in positions):
+            return "error: position out of range"
+        if len(set(positions)) != len(positions):
+            return "error: positions must be distinct"
+        values = self.values()
+        if any(values[p] == 0 for p in positions):
+            return "error: empty slot"
+        total = sum(values[p] for p in positions)
+        if total != variant.target:
+            return f"error: cards sum to {total}, need {variant.target}"
+        return "ok"
+
+    def legal_moves(self) -> list[list[int]]:
+        values = self.values()
+        occupied = [slot for slot, v in enumerate(values) if v]
+        k, target = self.variant.per_move, self.variant.target
+        return [list(c) for c in combinations(occupied, k) if sum(values[s] for s in c) == target]
+
+    def over(self) -> bool:
+        values = self.values()
+        occupied = [slot for slot, v in enumerate(values) if v]
+        k, target = self.variant.per_move, self.variant.target
+        return not any(sum(values[s] for s in c) == target for c in combinations(occupied, k))
+
+    def status(self) -> dict[str, Any]:
+        position = self.position()
+        return {"cleared": len(position.cleared), "stock": len(position.stock), "over": self.over()}
+
+
+# --- hypothesis strategies -------------------------------------------------------------------
+
+ODD_STRINGS = ["", " ", "new", "play", "NEW", "g", "classic", "AH", "10H", "1H", "\x00", "é", "🂡", "a" * 300]
+ODD_INTEGERS = [0, 1, -1, 2**31, 2**63 - 1, 2**63, MAX_SEED, MAX_SEED + 1, -(2**64), 10**30]
+
+json_scalars: st.SearchStrategy[Any] = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-3, max_value=14),
+    st.integers(),
+    st.sampled_from(ODD_INTEGERS),
+    st.floats(),
+    st.text(max_size=6),
+    st.sampled_from(ODD_STRINGS),
+)
+
+
+def nested(depth: int) -> Any:
+    """A list nested ``depth`` deep: arbitrary depth without a recursive strategy's cost."""
+    value: Any = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+json_values: st.SearchStrategy[Any] = st.one_of(
+    st.recursive(
+        json_scalars,
+        lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=3),
+        max_leaves=10,
+    ),
+    st.integers(min_value=0, max_value=3000).map(nested),
+)
+game_ids: st.SearchStrategy[Any] = st.sampled_from(GAME_IDS) | json_scalars
+
+
+@st.composite
+def decks(draw: st.DrawFn, variant: Variant) -> list[Any]:
+    """A permutation of the variant's deck, sometimes spoiled so that it is no longer one."""
+    deck: list[Any] = draw(st.permutations([c.code for c in variant.cards]))
+    spoil = draw(st.sampled_from(["none", "none", "drop", "duplicate", "foreign", "not-a-string", "extra"]))
+    if spoil == "drop":
+        del deck[draw(st.integers(0, len(deck) - 1))]
+    elif spoil == "duplicate":
+        deck[draw(st.integers(0, len(deck) - 1))] = deck[draw(st.integers(0, len(deck) - 1))]
+    elif spoil == "foreign":
+        deck[draw(st.integers(0, len(deck) - 1))] = draw(st.sampled_from(["1H", "KS", "0H", "AX", "ah", "10"]))
+    elif spoil == "not-a-string":
+        deck[draw(st.integers(0, len(deck) - 1))] = draw(json_scalars)
+    elif spoil == "extra":
+        deck.append(deck[0])
+    return deck
+
+
+@st.composite
+def new_operations(draw: st.DrawFn, ids: st.SearchStrategy[Any] = game_ids) -> list[Any]:
+    name = draw(st.sampled_from(VARIANT_NAMES))
+    variant = VARIANTS[name]
+    source = draw(
+        st.one_of(
+            st.integers(min_value=0, max_value=MAX_SEED),
+            st.integers(min_value=0, max_value=50),
+            decks(variant),
+            json_values,
+        )
+    )
+    tail = draw(
+        st.sampled_from(["named", "named", "default", "garbage", "extra"])
+        if name == "classic"
+        else st.sampled_from(["named", "named", "named", "garbage"])
+    )
+    op: list[Any] = ["new", draw(ids), source]
+    if tail == "named":
+        op.append(name)
+    elif tail == "garbage":
+        op.append(draw(json_scalars))
+    elif tail == "extra":
+        op += [name, draw(json_values)]
+    return op
+
+
+def positions_lists(slots: int = 12, k: int = 3) -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.lists(st.integers(min_value=-1, max_value=slots), min_size=k, max_size=k),
+        st.lists(st.integers(min_value=-1, max_value=slots), min_size=max(0, k - 1), max_size=k + 1),
+        st.lists(json_scalars, min_size=k, max_size=k),
+        json_values,
+    )
+
+
+READ_OPERATIONS = ["table", "status", "history", "moves"]
+
+
+@st.composite
+def operations(draw: st.DrawFn) -> Any:
+    """One operation, valid or not, with no knowledge of the session it will meet."""
+    kind = draw(st.sampled_from(["new", "play", "play", "read", "undo", "garbage", "shape"]))
+    if kind == "new":
+        return draw(new_operations())
+    if kind == "play":
+        return ["play", draw(game_ids), draw(positions_lists())]
+    if kind == "read":
+        return [draw(st.sampled_from(READ_OPERATIONS)), draw(game_ids)]
+    if kind == "undo":
+        return ["undo", draw(game_ids)]
+    if kind == "shape":  # a known name with the wrong number of arguments
+        name = draw(st.sampled_from(["new", "play", "undo", *READ_OPERATIONS]))
+        return [name, *draw(st.lists(json_values, max_size=4))]
+    unknown_name = st.text(max_size=8) | st.sampled_from(ODD_STRINGS)
+    return draw(json_values | st.tuples(unknown_name, st.lists(json_values, max_size=3)).map(lambda t: [t[0], *t[1]]))
+
+
+# --- the reference interpreter ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """A prediction: an error whose text the SPEC pins only by its start."""
+
+    text: str
+
+
+Expectation = Any  # an exact output, a Prefix, or ANY_ERROR
+
+KNOWN_OPERATIONS = ["new", "play", "table", "status", "history", "moves", "undo", "autoplay", "best", "solve"]
+ARITY = {"new": (2, 3), "play": (2, 2), "autoplay": (1, 2)}  # arguments after the name
+
+
+class ReferenceSession:
+    """What the SPEC says each operation answers, for the operations whose answer it pins.
+
+    ``expect`` returns the prediction and applies the operation to the model when it
+    succeeds. Operations the model cannot predict (autoplay, best, solve) are left to
+    ``adopt``, which takes the engine's answer after the caller has checked it.
+    """
+
+    def __init__(self) -> None:
+        self.games: dict[Any, ReferenceGame] = {}
+
+    def expect(self, op: object) -> Expectation:
+        if not isinstance(op, list) or not op or not isinstance(op[0], str):
+            return "error: malformed operation"
+        name, args = op[0], op[1:]
+        if name not in KNOWN_OPERATIONS:
+            return f"error: unknown operation '{name}'"
+        low, high = ARITY.get(name, (1, 1))
+        if not low <= len(args) <= high or not is_game_id(args[0]):
+            return Prefix("error: usage: ")
+        if name == "new":
+            return self._new(args)
+        if name == "autoplay" and len(args) == 2 and not isinstance(args[1], str):
+            return Prefix("error: usage: ")
+        game = self.games.get(args[0])
+        if game is None:
+            return "error: unknown game"
+        if name == "play":
+            output = game.play_output(args[1])
+            if output == "ok":
+                game.moves.append(sorted(args[1]))
+            return output
+        if name == "table":
+            return game.position().table
+        if name == "status":
+            return game.status()
+        if name == "history":
+            return [list(m) for m in game.moves]
+        if name == "moves":
+            return game.legal_moves()
+        if name == "undo":
+            if not game.moves:
+                return "error: nothing to undo"
+            game.moves.pop()
+            return "ok"
+        return None  # autoplay, best, solve: see adopt
+
+    def _new(self, args: list[Any]) -> Expectation:
+        game_id, source = args[0], args[1]
+        if not (is_int(source) or isinstance(source, list)):
+            return Prefix("error: usage: ")
+        if len(args) == 3 and not isinstance(args[2], str):
+            return Prefix("error: usage: ")
+        name = args[2] if len(args) == 3 else "classic"
+        variant = VARIANTS.get(name)
+        deck = self._deck(variant, source) if variant is not None else None
+        if variant is None:
+            return f"error: unknown variant '{name}'" if self._plausible(source) else ANY_ERROR
+        if deck is None:
+            return ANY_ERROR
+        self.games[game_id] = ReferenceGame(variant, deck)
+        return self.games[game_id].position().table
+
+    @staticmethod
+    def _plausible(source: object) -> bool:
+        """A source some variant would accept: only then is the variant the sole failure."""
+        return any(ReferenceSession._deck(v, source) is not None for v in VARIANTS.values())
+
+    @staticmethod
+    def _deck(variant: Variant, source: object) -> list[str] | None:
+        from triples.shuffle import shuffled  # the pinned shuffle has its own test vectors
+
+        if is_int(source):
+            assert isinstance(source, int)
+            return [c.code for c in shuffled(variant.cards, source)] if 0 <= source <= MAX_SEED else None
+        assert isinstance(source, list)
+        codes = [c.code for c in variant.cards]
+        if len(source) != len(codes) or not all(isinstance(c, str) for c in source):
+            return None
+        return list(source) if sorted(source) == sorted(codes) else None
+
+    def adopt(self, game_id: Any, moves: list[list[int]]) -> None:
+        """Record moves the engine made for the model (the caller checked they were legal)."""
+        self.games[game_id].moves.extend(moves)
+
+
+def matches(output: object, expectation: Expectation) -> bool:
+    if expectation is ANY_ERROR:
+        return isinstance(output, str) and output.startswith("error: ")
+    if isinstance(expectation, Prefix):
+        return isinstance(output, str) and output.startswith(expectation.text)
+    # Compared as JSON text, which tells False from 0 and 1.0 from 1 at every depth.
+    return orjson.dumps(output) == orjson.dumps(expectation)

@@ -1,0 +1,214 @@
+"""Property-based tests over run() and the session: the SPEC's promises, checked on streams of
+operations that mix valid and invalid ones, against the naive model in tests/reference.py."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+from typing import Any
+
+import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.reference import (
+    GAME_IDS,
+    READ_OPERATIONS,
+    SMALL_VARIANT_NAMES,
+    VARIANT_NAMES,
+    ReferenceSession,
+    json_values,
+    matches,
+    new_operations,
+    operations,
+)
+from triples import rules, run
+from triples.session import Session
+from triples.shuffle import MAX_SEED
+from triples.table import Table
+
+seeds = st.integers(min_value=0, max_value=MAX_SEED)
+
+
+def examples(fraction: float) -> settings:
+    """A share of the active profile's example count, so ``long`` scales every test."""
+    return settings(max_examples=max(1, int(settings().max_examples * fraction)))
+
+
+def observe(session: Session) -> list[tuple[str, Any, bytes, Any]]:
+    """Everything a caller can see of every game: table, status, history and the stock."""
+    seen = []
+    for game_id, table in session.games.items():
+        outputs = [session.apply([name, game_id]) for name in ("table", "status", "history")]
+        stock = [c.code for c in table.stock]
+        seen.append((type(game_id).__name__, game_id, orjson.dumps([*outputs, stock]), table.snapshot()))
+    return seen
+
+
+def assert_cards_conserved(table: Table) -> None:
+    """Table cards + stock + cleared = the deck, and every card is in exactly one place."""
+    on_table = [c for c in table.cards if c is not None]
+    stock = list(table.stock)
+    assert len(on_table) + len(stock) + table.cleared == table.variant.deck_size
+    where = Counter(on_table + stock)
+    assert max(where.values(), default=1) == 1, "a card is in two places"
+    assert set(where) <= set(table.variant.cards)
+    assert table.values == [0 if c is None else table.variant.value(c) for c in table.cards]
+
+
+def assert_well_formed(output: object) -> None:
+    orjson.dumps(output)  # raises on anything that is not JSON
+    if isinstance(output, str):
+        assert output == "ok" or output.startswith("error: "), output
+        assert not output.startswith("error: internal error"), output
+
+
+@given(st.lists(operations(), max_size=30))
+def test_run_answers_each_operation_once_with_json_and_never_raises(ops: list[Any]) -> None:
+    outputs = run(ops)
+    assert len(outputs) == len(ops)
+    for output in outputs:
+        assert_well_formed(output)
+    assert run(ops) == outputs  # a fresh session each call: nothing leaks between runs
+
+
+@given(json_values.filter(lambda value: not isinstance(value, list)))
+def test_run_of_a_non_list_is_one_error(value: object) -> None:
+    assert run(value) == ["error: operations must be a list"]
+
+
+def draw_step(data: st.DataObject, session: Session) -> Any:
+    """An operation for this session: often a legal move of a live game, often anything."""
+    ids = list(session.games)
+    kind = data.draw(st.sampled_from(["legal", "legal", "legal", "undo", "read", "any", "any"]))
+    if not ids or kind == "any":
+        return data.draw(operations() | new_operations(st.sampled_from(GAME_IDS)))
+    game_id = data.draw(st.sampled_from(ids))
+    if kind == "undo":
+        return ["undo", game_id]
+    if kind == "read":
+        return [data.draw(st.sampled_from(READ_OPERATIONS)), game_id]
+    moves = rules.legal_moves(session.games[game_id])
+    if not moves:
+        return ["moves", game_id]
+    move = data.draw(st.sampled_from(moves))
+    return ["play", game_id, data.draw(st.permutations(list(move)))]
+
+
+@given(st.data())
+def test_session_agrees_with_the_reference_model(data: st.DataObject) -> None:
+    """Each output is the SPEC's; a rejected or read-only operation changes nothing; every
+    game's table, stock, status and history match a naive replay; cards are conserved."""
+    session, model = Session(), ReferenceSession()
+    for _ in range(data.draw(st.integers(min_value=1, max_value=30))):
+        op = draw_step(data, session)
+        before = observe(session)
+        expected = model.expect(op)
+        output = session.apply(op)
+        assert_well_formed(output)
+        assert matches(output, expected), (op, output, expected)
+        changes = output == "ok" or (isinstance(op, list) and op[:1] == ["new"] and isinstance(output, list))
+        if not changes:
+            assert observe(session) == before, op
+        assert set(session.games) == set(model.games)
+        assert [type(k) for k in session.games] == [type(k) for k in model.games]
+        for game_id, game in model.games.items():
+            table = session.games[game_id]
+            position = game.position()
+            assert table.codes() == position.table
+            assert [c.code for c in table.stock] == position.stock
+            assert session.apply(["status", game_id]) == game.status()
+            assert session.apply(["history", game_id]) == game.moves
+            assert_cards_conserved(table)
+            cleared = set(table.variant.cards) - set(table.cards) - set(table.stock)
+            assert sorted(c.code for c in cleared) == sorted(position.cleared)
+
+
+@examples(0.5)
+@given(st.sampled_from(VARIANT_NAMES), seeds, st.data())
+def test_undo_restores_each_prior_state_back_to_the_deal(variant: str, seed: int, data: st.DataObject) -> None:
+    session = Session()
+    dealt = session.apply(["new", "g", seed, variant])
+    deal_state = observe(session)
+    states = []
+    for _ in range(data.draw(st.integers(min_value=0, max_value=12))):
+        moves = session.apply(["moves", "g"])
+        if not moves:
+            break
+        states.append(observe(session))
+        move = data.draw(st.sampled_from(moves))
+        assert session.apply(["play", "g", move]) == "ok"
+        if data.draw(st.booleans()):  # undo straight away, then replay the same move
+            after = observe(session)
+            assert session.apply(["undo", "g"]) == "ok"
+            assert observe(session) == states[-1]
+            assert session.apply(["play", "g", move]) == "ok"
+            assert observe(session) == after
+    for state in reversed(states):
+        assert session.apply(["undo", "g"]) == "ok"
+        assert observe(session) == state
+    assert session.apply(["undo", "g"]) == "error: nothing to undo"
+    assert observe(session) == deal_state
+    assert session.apply(["table", "g"]) == dealt
+    assert session.apply(["history", "g"]) == []
+
+
+def walk(session: Session, data: st.DataObject, steps: int) -> None:
+    """Play up to ``steps`` legal moves of game "g", chosen by hypothesis."""
+    for _ in range(steps):
+        moves = session.apply(["moves", "g"])
+        if not moves:
+            return
+        assert session.apply(["play", "g", data.draw(st.sampled_from(moves))]) == "ok"
+
+
+@examples(0.5)
+@given(st.sampled_from(SMALL_VARIANT_NAMES), seeds, st.integers(min_value=0, max_value=10), st.data())
+def test_moves_is_exactly_the_set_of_positions_play_accepts(
+    variant: str, seed: int, steps: int, data: st.DataObject
+) -> None:
+    session = Session()
+    session.apply(["new", "g", seed, variant])
+    walk(session, data, steps)
+    table = session.games["g"]
+    listed = session.apply(["moves", "g"])
+    before = observe(session)
+    shuffler = data.draw(st.randoms(use_true_random=False))
+    accepted = []
+    for combo in combinations(range(table.variant.slots), table.variant.per_move):
+        positions = list(combo)
+        shuffler.shuffle(positions)  # play takes the slots in any order
+        output = session.apply(["play", "g", positions])
+        if output == "ok":
+            accepted.append(list(combo))
+            assert session.apply(["undo", "g"]) == "ok"
+        else:
+            assert output.startswith("error: ")
+        assert observe(session) == before
+    assert listed == accepted
+    assert session.apply(["status", "g"])["over"] == (not accepted)
+
+
+@examples(0.5)
+@given(st.sampled_from(VARIANT_NAMES), seeds, st.data())
+def test_cards_are_conserved_through_plays_rejections_and_undos(variant: str, seed: int, data: st.DataObject) -> None:
+    session = Session()
+    session.apply(["new", "g", seed, variant])
+    table = session.games["g"]
+    assert_cards_conserved(table)
+    for _ in range(data.draw(st.integers(min_value=1, max_value=25))):
+        moves = rules.legal_moves(table)
+        choice = data.draw(st.sampled_from(["legal", "legal", "undo", "illegal"]))
+        if choice == "legal" and moves:
+            op: list[Any] = ["play", "g", list(data.draw(st.sampled_from(moves)))]
+        elif choice == "undo":
+            op = ["undo", "g"]
+        else:
+            op = ["play", "g", data.draw(st.lists(st.integers(-1, table.variant.slots), max_size=5))]
+        cleared = table.cleared
+        output = session.apply(op)
+        assert_cards_conserved(table)
+        if output != "ok":
+            assert table.cleared == cleared
+        else:
+            assert table.cleared == cleared + (len(op[2]) if op[0] == "play" else -table.variant.per_move)
