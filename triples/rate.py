@@ -463,9 +463,9 @@ def progress_bar(total: int, label: str) -> tqdm[NoReturn] | None:
     tqdm.monitor_interval = 0  # no monitor thread: the pool forks after the bar exists
     size = os.get_terminal_size(sys.stderr.fileno())
     if size.columns and size.lines:
-        return tqdm(total=total, file=sys.stderr, unit="deal", desc=label, dynamic_ncols=True)
+        return tqdm(total=total, file=sys.stderr, unit="deal", desc=label, leave=False, dynamic_ncols=True)
     # Some pseudo-terminals report a size of 0 x 0, in which tqdm draws nothing at all.
-    return tqdm(total=total, file=sys.stderr, unit="deal", desc=label, ncols=80, nrows=24)
+    return tqdm(total=total, file=sys.stderr, unit="deal", desc=label, leave=False, ncols=80, nrows=24)
 
 
 def write_rows(sink: IO[str], lines: list[str], bar: tqdm[NoReturn] | None) -> None:
