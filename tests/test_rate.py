@@ -475,3 +475,10 @@ REAL_PROCESS_CASES = {"unknown-variant", "reversed-range", "negative-seed", "see
 def test_bad_input_from_a_real_process_is_one_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
     done = rate_cli(*args, cwd=tmp_path)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"triples rate: error: {message}\n")
+
+
+def test_help_names_every_variant_and_strategy(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["rate", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"--variant VARIANT {', '.join(VARIANTS)} (default classic)" in text
+    assert f"--strategy STRATEGY {', '.join(STRATEGIES)} (default high)" in text

@@ -25,10 +25,10 @@ import orjson
 from tqdm import tqdm
 
 from triples import search
-from triples.config import DEFAULT_VARIANT, Variant, variant_named
+from triples.config import DEFAULT_VARIANT, VARIANTS, Variant, variant_named
 from triples.errors import TriplesError
 from triples.shuffle import MAX_SEED, shuffled
-from triples.strategy import Strategy, play_out, strategy_named
+from triples.strategy import STRATEGIES, Strategy, play_out, strategy_named
 from triples.table import Table
 
 PROG = "triples rate"
@@ -397,9 +397,10 @@ def _argparse_error(message: str) -> NoReturn:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``triples rate``; values are checked by ``main`` so that every refusal is
     one line and exit status 2."""
-    parser.add_argument("--variant", default=DEFAULT_VARIANT, help="variant name (default classic)")
+    variants, strategies = ", ".join(VARIANTS), ", ".join(STRATEGIES)
+    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=f"{variants} (default {DEFAULT_VARIANT})")
     parser.add_argument("--seeds", metavar="A-B", help="inclusive seed range, e.g. 1-1000 (required)")
-    parser.add_argument("--strategy", default=DEFAULT_STRATEGY, help="autoplay strategy (default high)")
+    parser.add_argument("--strategy", default=DEFAULT_STRATEGY, help=f"{strategies} (default {DEFAULT_STRATEGY})")
     parser.add_argument("--jobs", metavar="N", help="worker processes (default: the core count)")
     parser.add_argument("--format", default="table", metavar="|".join(FORMATS), help="row format (default table)")
     parser.add_argument("--out", metavar="FILE", help="write rows to FILE, skipping seeds already in it")
