@@ -23,6 +23,8 @@ VARIANT_NAMES: list[str] = sorted(VARIANTS)
 SMALL_VARIANT_NAMES: list[str] = [name for name in VARIANT_NAMES if VARIANTS[name].slots <= 12]
 GAME_IDS: list[str | int] = ["g", 1, "1"]
 ANY_ERROR = object()  # a prediction: some "error: ..." string, its text not pinned by the SPEC
+ADOPT = object()  # autoplay with a strategy the model has no copy of: checked, then adopted
+SEARCHED = object()  # best or solve on a live game: checked against brute_best
 
 
 def is_game_id(value: object) -> bool:
@@ -95,11 +97,16 @@ class ReferenceGame:
             return f"error: cards sum to {total}, need {variant.target}"
         return "ok"
 
+    def autoplay(self, choose: Any) -> list[list[int]]:
+        """Play ``choose``'s moves to the end; the moves played."""
+        played = []
+        while (move := choose(self.variant, self.values())) is not None:
+            self.moves.append(move)
+            played.append(move)
+        return played
+
     def legal_moves(self) -> list[list[int]]:
-        values = self.values()
-        occupied = [slot for slot, v in enumerate(values) if v]
-        k, target = self.variant.per_move, self.variant.target
-        return [list(c) for c in combinations(occupied, k) if sum(values[s] for s in c) == target]
+        return slot_moves(self.variant, self.values())
 
     def over(self) -> bool:
         values = self.values()
@@ -110,6 +117,68 @@ class ReferenceGame:
     def status(self) -> dict[str, Any]:
         position = self.position()
         return {"cleared": len(position.cleared), "stock": len(position.stock), "over": self.over()}
+
+
+def slot_moves(variant: Variant, values: list[int]) -> list[list[int]]:
+    """Every legal slot move on these values, lexicographic (combinations come out sorted)."""
+    occupied = [slot for slot, v in enumerate(values) if v]
+    combos = combinations(occupied, variant.per_move)
+    return [list(c) for c in combos if sum(values[s] for s in c) == variant.target]
+
+
+def choose_high(variant: Variant, values: list[int]) -> list[int] | None:
+    """SPEC 5: values high to low, largest element by element; ties to the smallest slot list."""
+    moves = slot_moves(variant, values)
+    if not moves:
+        return None
+    return max(moves, key=lambda m: (sorted((values[s] for s in m), reverse=True), [-s for s in m]))
+
+
+def choose_first(variant: Variant, values: list[int]) -> list[int] | None:
+    """The lexicographically first legal move."""
+    moves = slot_moves(variant, values)
+    return moves[0] if moves else None
+
+
+def choose_lookahead(variant: Variant, values: list[int]) -> list[int] | None:
+    """Most legal moves left once the move's cards are gone (no refill); ties to the smallest
+    ascending value list, then the smallest slot list."""
+
+    def left_after(move: list[int]) -> int:
+        rest = [0 if slot in move else v for slot, v in enumerate(values)]
+        return len(slot_moves(variant, rest))
+
+    moves = slot_moves(variant, values)
+    if not moves:
+        return None
+    return min(moves, key=lambda m: (-left_after(m), sorted(values[s] for s in m), m))
+
+
+REFERENCE_STRATEGIES: dict[str, Any] = {"high": choose_high, "first": choose_first, "lookahead": choose_lookahead}
+
+
+def brute_best(variant: Variant, deck_values: list[int], table_values: list[int], next_card: int) -> int:
+    """The most cards any line can still clear, by trying every value combination in every
+    state. Slots never matter to a score, so a state is the sorted values and the stock position."""
+    k, target = variant.per_move, variant.target
+    memo: dict[tuple[tuple[int, ...], int], int] = {}
+
+    def go(table: tuple[int, ...], stock_at: int) -> int:
+        found = memo.get((table, stock_at))
+        if found is not None:
+            return found
+        best = 0
+        for combo in set(combinations(table, k)):
+            if sum(combo) == target:
+                rest = list(table)
+                for v in combo:
+                    rest.remove(v)
+                refill = deck_values[stock_at : stock_at + k]
+                best = max(best, k + go(tuple(sorted(rest + refill)), stock_at + len(refill)))
+        memo[(table, stock_at)] = best
+        return best
+
+    return go(tuple(sorted(v for v in table_values if v)), next_card)
 
 
 # --- hypothesis strategies -------------------------------------------------------------------
@@ -205,10 +274,19 @@ def positions_lists(slots: int = 12, k: int = 3) -> st.SearchStrategy[Any]:
 READ_OPERATIONS = ["table", "status", "history", "moves"]
 
 
+def _strategy_names() -> list[str]:
+    from triples.strategy import STRATEGIES
+
+    return sorted(STRATEGIES)
+
+
+strategy_names: st.SearchStrategy[Any] = st.sampled_from(_strategy_names()) | json_scalars
+
+
 @st.composite
 def operations(draw: st.DrawFn) -> Any:
     """One operation, valid or not, with no knowledge of the session it will meet."""
-    kind = draw(st.sampled_from(["new", "play", "play", "read", "undo", "garbage", "shape"]))
+    kind = draw(st.sampled_from(["new", "play", "play", "read", "undo", "garbage", "shape", "autoplay", "search"]))
     if kind == "new":
         return draw(new_operations())
     if kind == "play":
@@ -217,8 +295,12 @@ def operations(draw: st.DrawFn) -> Any:
         return [draw(st.sampled_from(READ_OPERATIONS)), draw(game_ids)]
     if kind == "undo":
         return ["undo", draw(game_ids)]
+    if kind == "autoplay":
+        return ["autoplay", draw(game_ids), *draw(st.lists(strategy_names, max_size=1))]
+    if kind == "search":
+        return [draw(st.sampled_from(["best", "solve"])), draw(game_ids)]
     if kind == "shape":  # a known name with the wrong number of arguments
-        name = draw(st.sampled_from(["new", "play", "undo", *READ_OPERATIONS]))
+        name = draw(st.sampled_from(["new", "play", "undo", "autoplay", "best", "solve", *READ_OPERATIONS]))
         return [name, *draw(st.lists(json_values, max_size=4))]
     unknown_name = st.text(max_size=8) | st.sampled_from(ODD_STRINGS)
     return draw(json_values | st.tuples(unknown_name, st.lists(json_values, max_size=3)).map(lambda t: [t[0], *t[1]]))
@@ -285,7 +367,21 @@ class ReferenceSession:
                 return "error: nothing to undo"
             game.moves.pop()
             return "ok"
-        return None  # autoplay, best, solve: see adopt
+        if name == "autoplay":
+            return self._autoplay(game, args[1] if len(args) == 2 else "high")
+        return SEARCHED  # best, solve: checked against brute_best by the caller
+
+    @staticmethod
+    def _autoplay(game: ReferenceGame, strategy: str) -> Expectation:
+        from triples.strategy import STRATEGIES
+
+        if strategy not in STRATEGIES:
+            return f"error: unknown strategy '{strategy}'"
+        choose = REFERENCE_STRATEGIES.get(strategy)
+        if choose is None or game.variant.slots > 12:  # brute-force choosers are too slow on grid100
+            return ADOPT
+        played = game.autoplay(choose)
+        return {"moves": played, "cleared": len(game.position().cleared)}
 
     def _new(self, args: list[Any]) -> Expectation:
         game_id, source = args[0], args[1]

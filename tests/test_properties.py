@@ -8,23 +8,33 @@ from itertools import combinations
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.reference import (
+    ADOPT,
     GAME_IDS,
     READ_OPERATIONS,
+    REFERENCE_STRATEGIES,
+    SEARCHED,
     SMALL_VARIANT_NAMES,
     VARIANT_NAMES,
+    ReferenceGame,
     ReferenceSession,
+    brute_best,
+    card_value,
     json_values,
     matches,
     new_operations,
     operations,
+    strategy_names,
 )
 from triples import rules, run
+from triples.config import VARIANTS
 from triples.session import Session
 from triples.shuffle import MAX_SEED
+from triples.strategy import STRATEGIES
 from triples.table import Table
 
 seeds = st.integers(min_value=0, max_value=MAX_SEED)
@@ -80,12 +90,19 @@ def test_run_of_a_non_list_is_one_error(value: object) -> None:
 def draw_step(data: st.DataObject, session: Session) -> Any:
     """An operation for this session: often a legal move of a live game, often anything."""
     ids = list(session.games)
-    kind = data.draw(st.sampled_from(["legal", "legal", "legal", "undo", "read", "any", "any"]))
+    kind = data.draw(
+        st.sampled_from(["legal", "legal", "legal", "legal", "undo", "undo", "read", "any", "any", "auto", "search"])
+    )
     if not ids or kind == "any":
         return data.draw(operations() | new_operations(st.sampled_from(GAME_IDS)))
     game_id = data.draw(st.sampled_from(ids))
     if kind == "undo":
         return ["undo", game_id]
+    if kind == "auto":
+        named = st.lists(st.sampled_from(sorted(STRATEGIES)), max_size=1)
+        return ["autoplay", game_id, *data.draw(named | named | named | st.lists(strategy_names, max_size=1))]
+    if kind == "search":
+        return [data.draw(st.sampled_from(["best", "solve"])), game_id]
     if kind == "read":
         return [data.draw(st.sampled_from(READ_OPERATIONS)), game_id]
     moves = rules.legal_moves(session.games[game_id])
@@ -106,8 +123,19 @@ def test_session_agrees_with_the_reference_model(data: st.DataObject) -> None:
         expected = model.expect(op)
         output = session.apply(op)
         assert_well_formed(output)
-        assert matches(output, expected), (op, output, expected)
-        changes = output == "ok" or (isinstance(op, list) and op[:1] == ["new"] and isinstance(output, list))
+        if expected is ADOPT:
+            game = model.games[op[1]]
+            check_autoplay_output(game, output)
+            model.adopt(op[1], output["moves"])
+        elif expected is SEARCHED:
+            check_search_output(model.games[op[1]], op[0], output)
+        else:
+            assert matches(output, expected), (op, output, expected)
+        changes = (
+            output == "ok"
+            or (isinstance(op, list) and op[:1] == ["new"] and isinstance(output, list))
+            or (isinstance(output, dict) and bool(output.get("moves")) and op[0] == "autoplay")
+        )
         if not changes:
             assert observe(session) == before, op
         assert set(session.games) == set(model.games)
@@ -122,6 +150,37 @@ def test_session_agrees_with_the_reference_model(data: st.DataObject) -> None:
             assert_cards_conserved(table)
             cleared = set(table.variant.cards) - set(table.cards) - set(table.stock)
             assert sorted(c.code for c in cleared) == sorted(position.cleared)
+
+
+def check_autoplay_output(game: ReferenceGame, output: Any) -> None:
+    """An autoplay answer from a strategy the model has no copy of: legal moves to the end."""
+    assert isinstance(output, dict) and sorted(output) == ["cleared", "moves"], output
+    copy = ReferenceGame(game.variant, game.deck, list(game.moves))
+    for move in output["moves"]:
+        assert move == sorted(move) and copy.play_output(move) == "ok", (move, output)
+        copy.moves.append(move)
+    assert copy.over() and output["cleared"] == len(copy.position().cleared)
+
+
+def check_search_output(game: ReferenceGame, name: str, output: Any) -> None:
+    """best: an int, the brute-force optimum where that is cheap; solve: a line reaching it."""
+    position = game.position()
+    if name == "solve":
+        assert isinstance(output, dict) and sorted(output) == ["best", "moves"], output
+        best = output["best"]
+        line = ReferenceGame(game.variant, game.deck, list(game.moves))
+        for move in output["moves"]:
+            assert move == sorted(move) and line.play_output(move) == "ok", (move, output)
+            line.moves.append(move)
+        assert len(line.position().cleared) == best and line.over()
+    else:
+        best = output
+    assert type(best) is int and len(position.cleared) <= best <= game.variant.deck_size
+    if game.variant.slots <= 12:
+        values = [0 if c is None else card_value(game.variant, c) for c in position.table]
+        deck_values = [card_value(game.variant, c) for c in game.deck]
+        next_card = len(game.deck) - len(position.stock)
+        assert best == len(position.cleared) + brute_best(game.variant, deck_values, values, next_card)
 
 
 @examples(0.5)
@@ -212,3 +271,108 @@ def test_cards_are_conserved_through_plays_rejections_and_undos(variant: str, se
             assert table.cleared == cleared
         else:
             assert table.cleared == cleared + (len(op[2]) if op[0] == "play" else -table.variant.per_move)
+
+
+def copy_of(session: Session, game_id: Any = "g") -> Session:
+    """A fresh session holding the same game: its deck dealt anew and its history replayed."""
+    table = session.games[game_id]
+    copy = Session()
+    copy.apply(["new", "g", [c.code for c in table.deck], table.variant.name])
+    for move in table.history():
+        assert copy.apply(["play", "g", list(move)]) == "ok"
+    assert observe(copy)[0][2:] == observe(session)[0][2:]
+    return copy
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+@examples(0.25)
+@given(variant=st.sampled_from(VARIANT_NAMES), seed=seeds, steps=st.integers(0, 6), data=st.data())
+def test_autoplay_plays_legal_moves_to_the_end(
+    strategy: str, variant: str, seed: int, steps: int, data: st.DataObject
+) -> None:
+    session = Session()
+    session.apply(["new", "g", seed, variant])
+    walk(session, data, steps)
+    start, history = observe(session), session.apply(["history", "g"])
+    replay = copy_of(session)
+    output = session.apply(["autoplay", "g", strategy])
+    assert sorted(output) == ["cleared", "moves"]
+    for move in output["moves"]:
+        assert move == sorted(move)
+        assert replay.apply(["play", "g", move]) == "ok"
+    assert observe(replay)[0][2:] == observe(session)[0][2:]
+    assert session.apply(["history", "g"]) == history + output["moves"]
+    assert session.apply(["status", "g"]) == {
+        "cleared": output["cleared"],
+        "stock": session.games["g"].stock_size,
+        "over": True,
+    }
+    assert session.apply(["autoplay", "g", strategy]) == {"moves": [], "cleared": output["cleared"]}
+    choose = REFERENCE_STRATEGIES.get(strategy)
+    if choose is not None and variant != "grid100":
+        model = ReferenceGame(VARIANTS[variant], [c.code for c in session.games["g"].deck], list(history))
+        assert model.autoplay(choose) == output["moves"]
+    for _ in output["moves"]:
+        assert session.apply(["undo", "g"]) == "ok"
+    assert observe(session) == start
+
+
+def autoplay_totals(session: Session) -> dict[str, int]:
+    return {name: copy_of(session).apply(["autoplay", "g", name])["cleared"] for name in sorted(STRATEGIES)}
+
+
+@examples(0.5)
+@given(variant=st.sampled_from(SMALL_VARIANT_NAMES), seed=seeds, steps=st.integers(0, 8), data=st.data())
+def test_best_is_the_optimum_and_solve_reaches_it(variant: str, seed: int, steps: int, data: st.DataObject) -> None:
+    session = Session()
+    session.apply(["new", "g", seed, variant])
+    walk(session, data, steps)
+    table = session.games["g"]
+    start = observe(session)
+    best = session.apply(["best", "g"])
+    assert observe(session) == start
+    solved = session.apply(["solve", "g"])
+    assert observe(session) == start
+    assert best == solved["best"]
+    optimum = brute_best(table.variant, list(table.deck_values), list(table.values), table.next_card)
+    assert best == table.cleared + optimum
+    assert all(best >= total for total in autoplay_totals(session).values())
+    line = copy_of(session)
+    for move in solved["moves"]:
+        assert move == sorted(move)
+        assert line.apply(["play", "g", move]) == "ok"
+    assert line.apply(["status", "g"])["cleared"] == best
+    assert line.apply(["status", "g"])["over"] is True
+
+
+@examples(0.1)
+@given(seed=seeds, steps=st.integers(0, 8), data=st.data())
+def test_grid100_best_beats_every_strategy_and_solve_reaches_it(seed: int, steps: int, data: st.DataObject) -> None:
+    session = Session()
+    session.apply(["new", "g", seed, "grid100"])
+    walk(session, data, steps)
+    start = observe(session)
+    best = session.apply(["best", "g"])
+    solved = session.apply(["solve", "g"])
+    assert observe(session) == start
+    assert solved["best"] == best
+    assert all(best >= total for total in autoplay_totals(session).values())
+    line = copy_of(session)
+    for move in solved["moves"]:
+        assert line.apply(["play", "g", move]) == "ok"
+    assert line.apply(["status", "g"]) == {"cleared": best, "stock": 0, "over": True}
+
+
+@examples(0.5)
+@given(st.lists(operations(), max_size=20), st.data())
+def test_best_and_solve_change_nothing_in_a_stream(ops: list[Any], data: st.DataObject) -> None:
+    """Inserting best and solve anywhere leaves every other output as it was."""
+    searched: list[Any] = []
+    original_at = []
+    for op in ops:
+        original_at.append(len(searched))
+        searched.append(op)
+        if data.draw(st.booleans()):
+            searched.append([data.draw(st.sampled_from(["best", "solve"])), data.draw(st.sampled_from(GAME_IDS))])
+    outputs = run(searched)
+    assert [outputs[i] for i in original_at] == run(ops)
