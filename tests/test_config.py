@@ -69,3 +69,15 @@ def test_variant_is_frozen_and_strict() -> None:
         v.slots = 5  # type: ignore[misc]
     with pytest.raises(ValidationError):
         Variant(name="x", slots="10", per_move=3, target=20, court=(10, 10, 10))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        pytest.param({"deck": "standard"}, id="standard-without-court"),
+        pytest.param({"deck": "numeric", "court": (10, 10, 10)}, id="numeric-with-court"),
+    ],
+)
+def test_court_values_go_with_a_standard_deck(fields: dict[str, object]) -> None:
+    with pytest.raises(ValidationError, match="court values are given exactly when the deck is standard"):
+        Variant(name="x", slots=3, per_move=2, target=5, **fields)  # type: ignore[arg-type]

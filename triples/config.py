@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 
 from triples.cards import Card, numeric_deck, standard_deck
 from triples.errors import TriplesError
@@ -31,41 +32,44 @@ class Variant(BaseModel):
     deck: Literal["standard", "numeric"] = "standard"
     top_rank: int = Field(default=13, ge=1, description="highest rank of a numeric deck")
 
-    # Derived once per variant: the hot paths index these instead of recomputing.
-    _cards: tuple[Card, ...] = PrivateAttr(default=())
-    _value: dict[Card, int] = PrivateAttr(default_factory=dict)
-    _by_code: dict[str, Card] = PrivateAttr(default_factory=dict)
-
     def model_post_init(self, context: object) -> None:
-        if self.deck == "standard":
-            self._cards = standard_deck()
-            assert self.court is not None, "a standard deck needs court values"
-            court = dict(zip(("J", "Q", "K"), self.court, strict=True))
-            self._value = {c: 1 if c.rank == "A" else court.get(c.rank) or int(c.rank) for c in self._cards}
-        else:
-            self._cards = numeric_deck(self.top_rank)
-            self._value = {c: int(c.rank) for c in self._cards}
-        self._by_code = {c.code: c for c in self._cards}
+        if (self.deck == "standard") != (self.court is not None):
+            raise ValueError("court values are given exactly when the deck is standard")
 
-    @property
+    # Derived once per variant and kept in the instance dict (cached_property): the hot paths
+    # read these on every move, and pydantic's private attributes are slow to reach.
+    @cached_property
     def cards(self) -> tuple[Card, ...]:
         """The deck in factory order."""
-        return self._cards
+        return standard_deck() if self.deck == "standard" else numeric_deck(self.top_rank)
 
-    @property
+    @cached_property
+    def card_values(self) -> dict[Card, int]:
+        """Each card's value in this variant."""
+        if self.deck == "numeric":
+            return {c: int(c.rank) for c in self.cards}
+        assert self.court is not None, "a standard deck needs court values"
+        special = {"A": 1, "J": self.court[0], "Q": self.court[1], "K": self.court[2]}
+        return {c: special[c.rank] if c.rank in special else int(c.rank) for c in self.cards}
+
+    @cached_property
+    def by_code(self) -> dict[str, Card]:
+        return {c.code: c for c in self.cards}
+
+    @cached_property
     def deck_size(self) -> int:
-        return len(self._cards)
+        return len(self.cards)
 
-    @property
+    @cached_property
     def max_value(self) -> int:
-        return max(self._value.values())
+        return max(self.card_values.values())
 
     def value(self, card: Card) -> int:
-        return self._value[card]
+        return self.card_values[card]
 
     def card(self, code: str) -> Card | None:
         """The deck's card with this code, or None when the deck has no such card."""
-        return self._by_code.get(code)
+        return self.by_code.get(code)
 
 
 VARIANTS: dict[str, Variant] = {}

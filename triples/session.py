@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
@@ -56,6 +57,13 @@ class Operation:
     name: str
     args: type[Args]
     handler: Handler
+    # Read off the model once: pydantic's class-level ``model_fields`` is slow to reach per call.
+    fields: tuple[str, ...] = dataclass_field(init=False)
+    required: int = dataclass_field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fields", tuple(self.args.model_fields))
+        object.__setattr__(self, "required", sum(i.is_required() for i in self.args.model_fields.values()))
 
     @property
     def usage(self) -> str:
@@ -65,12 +73,10 @@ class Operation:
         return "usage: [" + ", ".join(parts) + "]"
 
     def parse(self, raw: list[Any]) -> Args:
-        fields = list(self.args.model_fields)
-        required = sum(info.is_required() for info in self.args.model_fields.values())
-        if not required <= len(raw) <= len(fields):
+        if not self.required <= len(raw) <= len(self.fields):
             raise OperationError(self.usage)
         try:
-            return self.args.model_validate(dict(zip(fields, raw, strict=False)))
+            return self.args.model_validate(dict(zip(self.fields, raw, strict=False)))
         except ValidationError:
             raise OperationError(self.usage) from None
 

@@ -50,7 +50,8 @@ class Table:
             raise ValueError(f"a {variant.name} deck has {variant.deck_size} cards, not {len(deck)}")
         self.variant = variant
         self.deck: tuple[Card, ...] = tuple(deck)
-        self.deck_values: tuple[int, ...] = tuple(variant.value(c) for c in self.deck)
+        values_of = variant.card_values
+        self.deck_values: tuple[int, ...] = tuple(values_of[c] for c in self.deck)
         dealt = min(variant.slots, len(self.deck))
         self.cards: list[Card | None] = [*self.deck[:dealt], *[None] * (variant.slots - dealt)]
         self.values: list[int] = [*self.deck_values[:dealt], *[0] * (variant.slots - dealt)]
@@ -96,10 +97,10 @@ class Table:
     def pop(self) -> Move:
         """Undo the last move exactly; IndexError when there is none."""
         move, taken, refilled = self._stack.pop()
-        value = self.variant.value
+        value = self.variant.card_values
         for p, card in zip(move, taken, strict=True):
             self.cards[p] = card
-            self.values[p] = value(card)
+            self.values[p] = value[card]
         self.next_card -= refilled
         self.cleared -= len(move)
         return move
