@@ -97,6 +97,81 @@ def test_mid_game_best_counts_the_cards_already_cleared(variant: str) -> None:
     assert checked >= 5
 
 
+def play_until_the_stock_is_out(table: Table) -> Table | None:
+    """Play middle-of-the-list legal moves until the stock is empty; None if the game ends
+    first. What is left is a packing problem: the search's other phase."""
+    while table.stock_size:
+        moves = rules.legal_moves(table)
+        if not moves:
+            return None
+        table.push(moves[len(moves) // 2])
+    return table
+
+
+@pytest.mark.parametrize("variant", ["classic", "pairs", "quads", "sum15", "grid"])
+def test_positions_with_an_empty_stock_equal_the_naive_search(variant: str) -> None:
+    positions = wrong = 0
+    for seed in range(1, 101):
+        table = play_until_the_stock_is_out(dealt(variant, seed))
+        if table is None:
+            continue
+        positions += 1
+        wrong += search.best_cleared(table) != naive_best(table)
+    assert positions >= 5
+    assert wrong == 0
+
+
+def pools_to_weigh() -> Iterator[tuple[str, list[int]]]:
+    for variant in sorted(VARIANTS):
+        v = variant_named(variant)
+        yield variant, rules.histogram([v.value(c) for c in v.cards], v.max_value)
+        for seed in range(1, 6):
+            table = play_first_moves(dealt(variant, seed), 2 * seed)
+            yield variant, rules.histogram(table.values, v.max_value)
+
+
+def test_packing_weights_make_every_combination_weigh_at_least_one() -> None:
+    weighed = 0
+    for variant, pool in pools_to_weigh():
+        v = variant_named(variant)
+        weights = search.packing_weights(v, pool)
+        if weights is None:
+            continue
+        weighed += 1
+        assert min(weights) >= 0
+        copies = rules.histogram([v.value(c) for c in v.cards], v.max_value)
+        for combo in rules.value_combos(copies, v.per_move, v.target):
+            assert sum(weights[value] for value in combo) >= 1 - 1e-9, (variant, combo)
+    assert weighed >= 30
+
+
+# grid100 seed 95 after 17 moves (cleared 51): 49 cards on the table and no stock. The value
+# sum still allows 99, but the packing weights allow only 14 more moves, and a line of 14
+# exists, so the bound alone proves 93.
+GRID100_LOST = [
+    [15, 48, 82], [24, 39, 76], [9, 26, 30], [34, 40, 58], [4, 5, 52], [10, 59, 84],
+    [18, 63, 65], [43, 70, 86], [14, 55, 89], [27, 69, 87], [13, 23, 25], [44, 61, 73],
+    [2, 68, 91], [53, 66, 98], [3, 42, 85], [6, 56, 57], [29, 32, 90],
+]  # fmt: skip
+
+
+def test_grid100_position_proven_below_99_by_the_packing_weights() -> None:
+    table = dealt("grid100", 95)
+    for move in GRID100_LOST:
+        table.push(rules.check_move(table, move))
+    variant = table.variant
+    pool = rules.histogram(table.values, variant.max_value)
+    total = sum(table.values)
+    assert (table.cleared, sum(pool), total) == (51, 49, 637)
+    assert total // variant.target * 3 + 51 >= 99  # the value sum alone: no help
+    weights = search.packing_weights(variant, pool)
+    assert weights is not None
+    assert int(sum(w * c for w, c in zip(weights, pool, strict=True)) + 1e-6) == 14
+    result = search.analyse(table)
+    assert (result.best, result.bound) == (93, 93)
+    replay("grid100", 95, [*GRID100_LOST])
+
+
 def test_mid_game_best_through_run() -> None:
     # The SPEC's first move, [5, 0, 2], is the start of a 48 line, so best stays 48; after
     # the greedy autoplay gets stuck at 12 nothing is left to gain.
