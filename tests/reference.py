@@ -35,6 +35,11 @@ def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def escaped(text: str) -> str:
+    """A caller's text as an error message echoes it: lone surrogates as backslash escapes."""
+    return text.encode(errors="backslashreplace").decode()
+
+
 def card_value(variant: Variant, code: str) -> int:
     rank = code[:-1]
     if rank == "A":
@@ -186,6 +191,10 @@ def brute_best(variant: Variant, deck_values: list[int], table_values: list[int]
 ODD_STRINGS = ["", " ", "new", "play", "NEW", "g", "classic", "AH", "10H", "1H", "\x00", "é", "🂡", "a" * 300]
 ODD_INTEGERS = [0, 1, -1, 2**31, 2**63 - 1, 2**63, MAX_SEED, MAX_SEED + 1, -(2**64), 10**30]
 
+# Lone surrogates: not encodable as UTF-8, yet Python's json.loads makes them from "\ud800".
+surrogate_text = st.text(st.characters(categories=["Cs", "Lu"]), min_size=1, max_size=3)
+odd_text = st.text(max_size=8) | st.sampled_from(ODD_STRINGS) | surrogate_text
+
 json_scalars: st.SearchStrategy[Any] = st.one_of(
     st.none(),
     st.booleans(),
@@ -195,6 +204,7 @@ json_scalars: st.SearchStrategy[Any] = st.one_of(
     st.floats(),
     st.text(max_size=6),
     st.sampled_from(ODD_STRINGS),
+    surrogate_text,
 )
 
 
@@ -256,7 +266,7 @@ def new_operations(draw: st.DrawFn, ids: st.SearchStrategy[Any] = game_ids) -> l
     if tail == "named":
         op.append(name)
     elif tail == "garbage":
-        op.append(draw(json_scalars))
+        op.append(draw(json_scalars | odd_text))
     elif tail == "extra":
         op += [name, draw(json_values)]
     return op
@@ -280,7 +290,7 @@ def _strategy_names() -> list[str]:
     return sorted(STRATEGIES)
 
 
-strategy_names: st.SearchStrategy[Any] = st.sampled_from(_strategy_names()) | json_scalars
+strategy_names: st.SearchStrategy[Any] = st.sampled_from(_strategy_names()) | odd_text | json_scalars
 
 
 @st.composite
@@ -302,8 +312,7 @@ def operations(draw: st.DrawFn) -> Any:
     if kind == "shape":  # a known name with the wrong number of arguments
         name = draw(st.sampled_from(["new", "play", "undo", "autoplay", "best", "solve", *READ_OPERATIONS]))
         return [name, *draw(st.lists(json_values, max_size=4))]
-    unknown_name = st.text(max_size=8) | st.sampled_from(ODD_STRINGS)
-    return draw(json_values | st.tuples(unknown_name, st.lists(json_values, max_size=3)).map(lambda t: [t[0], *t[1]]))
+    return draw(json_values | st.tuples(odd_text, st.lists(json_values, max_size=3)).map(lambda t: [t[0], *t[1]]))
 
 
 # --- the reference interpreter ---------------------------------------------------------------
@@ -338,7 +347,7 @@ class ReferenceSession:
             return "error: malformed operation"
         name, args = op[0], op[1:]
         if name not in KNOWN_OPERATIONS:
-            return f"error: unknown operation '{name}'"
+            return f"error: unknown operation '{escaped(name)}'"
         low, high = ARITY.get(name, (1, 1))
         if not low <= len(args) <= high or not is_game_id(args[0]):
             return Prefix("error: usage: ")
@@ -376,7 +385,7 @@ class ReferenceSession:
         from triples.strategy import STRATEGIES
 
         if strategy not in STRATEGIES:
-            return f"error: unknown strategy '{strategy}'"
+            return f"error: unknown strategy '{escaped(strategy)}'"
         choose = REFERENCE_STRATEGIES.get(strategy)
         if choose is None or game.variant.slots > 12:  # brute-force choosers are too slow on grid100
             return ADOPT
@@ -393,7 +402,7 @@ class ReferenceSession:
         variant = VARIANTS.get(name)
         deck = self._deck(variant, source) if variant is not None else None
         if variant is None:
-            return f"error: unknown variant '{name}'" if self._plausible(source) else ANY_ERROR
+            return f"error: unknown variant '{escaped(name)}'" if self._plausible(source) else ANY_ERROR
         if deck is None:
             return ANY_ERROR
         self.games[game_id] = ReferenceGame(variant, deck)

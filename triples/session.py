@@ -107,10 +107,10 @@ class Session:
                 return "error: malformed operation"
             op = OPERATIONS.get(raw[0])
             if op is None:
-                return f"error: unknown operation '{raw[0]}'"
+                return writable(f"error: unknown operation '{raw[0]}'")
             return op.handler(self, op.parse(raw[1:]))
         except TriplesError as exc:
-            return f"error: {exc}"
+            return writable(f"error: {exc}")
         except Exception as exc:  # a defect: still an answer, never a crash of the caller
             return f"error: internal error ({type(exc).__name__})"
 
@@ -119,6 +119,16 @@ class Session:
             return self.games[game_id]
         except KeyError:
             raise OperationError("unknown game") from None
+
+
+def writable(message: str) -> str:
+    """``message`` with any lone surrogate (from a name the caller sent, e.g. ``"\\ud800"`` via
+    Python's json) written as its escape, so that every output can be encoded as JSON."""
+    try:
+        message.encode()
+    except UnicodeEncodeError:
+        return message.encode(errors="backslashreplace").decode()
+    return message
 
 
 def deal(variant: Variant, seed_or_deck: int | list[Any]) -> Table:

@@ -1,0 +1,194 @@
+"""Property-based tests of ``triples run`` and ``triples run --jsonl`` on hostile input: random
+bytes, truncated and corrupted JSON. Bad input is exit 2 with one stderr line (array mode) or
+an error line per bad line (JSON Lines); never a traceback, never exit 3.
+
+Hypothesis examples call ``cli.main`` in this process with the standard streams swapped; a few
+run the real ``python -m triples`` to show the process itself behaves the same."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NamedTuple
+
+import orjson
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from tests.reference import json_values, operations
+from triples import cli, run
+from triples.session import Session
+
+
+class Result(NamedTuple):
+    status: int
+    stdout: bytes
+    stderr: str
+
+
+@contextmanager
+def swapped_streams(stdin: bytes) -> Iterator[tuple[io.BytesIO, io.BytesIO]]:
+    stdout, stderr = io.BytesIO(), io.BytesIO()
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
+    sys.stdout = io.TextIOWrapper(stdout, write_through=True)
+    sys.stderr = io.TextIOWrapper(stderr, write_through=True)
+    try:
+        yield stdout, stderr
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+
+
+def invoke(*args: str, stdin: bytes) -> Result:
+    with swapped_streams(stdin) as (stdout, stderr):
+        status = cli.main(list(args))
+        # read before the swap is undone: dropping a TextIOWrapper closes what it wraps
+        return Result(status, stdout.getvalue(), stderr.getvalue().decode())
+
+
+def subprocess_run(*args: str, stdin: bytes) -> Result:
+    done = subprocess.run(
+        [sys.executable, "-m", "triples", *args], input=stdin, capture_output=True, timeout=60, check=False
+    )
+    return Result(done.returncode, done.stdout, done.stderr.decode(errors="replace"))
+
+
+def examples(fraction: float) -> settings:
+    return settings(max_examples=max(1, int(settings().max_examples * fraction)))
+
+
+def parsed(data: bytes) -> tuple[bool, Any]:
+    try:
+        return True, orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False, None
+
+
+def assert_array_mode_answer(data: bytes, result: Result) -> None:
+    """Exit 0 with run()'s outputs for a JSON array; else exit 2 and one stderr line."""
+    assert "Traceback" not in result.stderr
+    ok, value = parsed(data)
+    if ok and isinstance(value, list):
+        assert result == (0, orjson.dumps(run(value)) + b"\n", "")
+    else:
+        assert (result.status, result.stdout) == (2, b"")
+        assert result.stderr.startswith("triples run: error: <stdin>: ")
+        assert result.stderr.count("\n") == 1 and result.stderr.endswith("\n")
+
+
+def json_texts() -> st.SearchStrategy[bytes]:
+    """The JSON text of a stream of operations (those orjson can write: 64-bit integers)."""
+
+    def encode(ops: list[Any]) -> bytes | None:
+        try:
+            return orjson.dumps(ops)
+        except orjson.JSONEncodeError:
+            return None
+
+    encoded = st.lists(operations(), max_size=8).map(encode)
+    return encoded.filter(lambda text: text is not None).map(lambda text: text or b"")
+
+
+# Pieces of JSON syntax: random bytes alone almost never get past the first character.
+JSON_PIECES = [b"[", b"]", b"{", b"}", b",", b":", b'"', b"\\", b"1", b"-", b".", b"e", b"null", b"true"]
+json_like_bytes = st.lists(st.sampled_from(JSON_PIECES) | st.binary(max_size=3), max_size=20).map(b"".join)
+
+
+@given(st.binary(max_size=64) | json_like_bytes)
+def test_run_on_random_bytes_is_exit_2_or_the_outputs(data: bytes) -> None:
+    assert_array_mode_answer(data, invoke("run", stdin=data))
+
+
+@given(json_texts(), st.data())
+def test_run_on_truncated_or_corrupted_json_is_exit_2(text: bytes, data: st.DataObject) -> None:
+    cut = data.draw(st.integers(min_value=0, max_value=len(text) - 1))
+    spoiled = data.draw(
+        st.sampled_from(
+            [
+                text[:cut],
+                text[:cut] + text[cut + 1 :],
+                text[:cut] + b"\xff" + text[cut + 1 :],
+                text[:cut] + b"\x00" + text[cut:],
+            ]
+        )
+    )
+    assume(spoiled != text)
+    result = invoke("run", stdin=spoiled)
+    assert_array_mode_answer(spoiled, result)
+    if spoiled == text[:cut]:  # a proper prefix of an array written without spaces
+        assert result.status == 2
+
+
+@given(json_texts())
+def test_run_on_whole_json_answers_as_run_does(text: bytes) -> None:
+    assert invoke("run", stdin=text) == (0, orjson.dumps(run(orjson.loads(text))) + b"\n", "")
+
+
+# ---------------------------------------------------------------- JSON Lines
+
+
+def is_blank(line: bytes) -> bool:
+    # The CLI skips lines of ASCII whitespace, which takes in vertical tab and form feed too.
+    return not line.strip(b" \t\r\n\x0b\x0c")
+
+
+def expected_jsonl(lines: list[bytes]) -> bytes:
+    """One answer per non-blank line, in one session; a line that is not JSON gets an error."""
+    session = Session()
+    answers = []
+    for line in lines:
+        if is_blank(line):
+            continue
+        ok, value = parsed(line)
+        answers.append(orjson.dumps(session.apply(value)) if ok else None)
+    return b"\n".join(b"?" if a is None else a for a in answers) + (b"\n" if answers else b"")
+
+
+def jsonl_lines() -> st.SearchStrategy[list[bytes]]:
+    def op_line(op: Any) -> bytes:
+        try:
+            return orjson.dumps(op)
+        except orjson.JSONEncodeError:
+            return b"[]"
+
+    one_line = st.one_of(
+        operations().map(op_line),
+        operations().map(op_line).flatmap(lambda line: st.integers(0, len(line)).map(lambda cut: line[:cut])),
+        st.binary(max_size=24).map(lambda b: b.replace(b"\n", b"")),
+        json_like_bytes.map(lambda b: b.replace(b"\n", b"")),
+        json_values.map(op_line),
+        st.sampled_from([b"", b" ", b"\r", b"\t\t", b"\x0c"]),
+    )
+    return st.lists(one_line, max_size=12)
+
+
+def assert_jsonl_answer(lines: list[bytes], result: Result) -> None:
+    assert (result.status, result.stderr) == (0, "")
+    expected = expected_jsonl(lines).split(b"\n")
+    got = result.stdout.split(b"\n")
+    assert len(got) == len(expected)
+    for want, answer in zip(expected, got, strict=True):
+        if want == b"?":
+            message = orjson.loads(answer)
+            assert isinstance(message, str) and message.startswith("error: invalid JSON: ")
+        else:
+            assert answer == want
+
+
+@given(jsonl_lines(), st.sampled_from([b"\n", b"\r\n"]), st.booleans())
+def test_jsonl_answers_every_line_even_garbage(lines: list[bytes], newline: bytes, final_newline: bool) -> None:
+    stream = newline.join(lines) + (newline if final_newline else b"")
+    assert_jsonl_answer(
+        [line.removesuffix(b"\r") for line in stream.split(b"\n")], invoke("run", "--jsonl", stdin=stream)
+    )
+
+
+@examples(0.1)
+@given(st.binary(max_size=200) | json_like_bytes)
+def test_the_real_process_gives_exit_2_or_answers_never_a_traceback(data: bytes) -> None:
+    assert_array_mode_answer(data, subprocess_run("run", stdin=data))
+    lines = data.split(b"\n")
+    assert_jsonl_answer(lines, subprocess_run("run", "--jsonl", stdin=data))
