@@ -355,8 +355,14 @@ class _Search:
         return int(total + 1e-6) * self.rules.per_move
 
     def greedy(self) -> None:
-        """The incumbent: each turn play the combination that leaves the most playable
-        combinations afterwards (ties to the first in high-cards-first order)."""
+        """The incumbent for a position with an empty stock: each turn play the combination
+        that leaves the most combinations playable (ties to the first in high-cards-first
+        order).
+
+        Without a refill a move only takes cards away, so what stays playable is the playable
+        set minus the combinations needing a card it took: as bit sets, a few int operations
+        per candidate, which keeps grid100's 33 turns of some 50 candidates cheap.
+        """
         rule = self.rules
         k, combos, needs, uses, holders, bits = (
             rule.per_move,
@@ -366,60 +372,29 @@ class _Search:
             rule.holders,
             rule.bits,
         )
-        deck = self.deck
         counts = list(self.counts)
-        key, p, n = self.key, self.start, self.on_table
+        key, n = self.key, self.on_table
         line: list[Combo] = []
         while True:
-            refill = deck[p : p + k]
             playable = [i for i, need in enumerate(needs) if key & need == need]
             if not playable:
                 break
+            playable_set = sum(1 << i for i in playable)
             chosen, chosen_score = playable[0], -1
-            if len(playable) == 1:
-                pass
-            elif refill:
-                for i in playable:
-                    after = key
-                    for v in combos[i]:
-                        counts[v] -= 1
-                        after ^= bits[v][counts[v]]
-                    for w in refill:
-                        after |= bits[w][counts[w]]
-                        counts[w] += 1
-                    for w in refill:
-                        counts[w] -= 1
-                    for v in combos[i]:
-                        counts[v] += 1
-                    score = 0
-                    for need in needs:
-                        if after & need == need:
-                            score += 1
-                    if score > chosen_score:
-                        chosen, chosen_score = i, score
-            else:
-                # Without a refill, a move only takes cards away: what stays playable is the
-                # playable set minus the combinations needing a card it took. As bit sets that
-                # is a few int operations per candidate, which is what keeps grid100's 33
-                # turns of some 50 candidates cheap.
-                playable_set = sum(1 << i for i in playable)
-                for i in playable:
-                    lost = 0
-                    for v, m in uses[i]:
-                        lost |= holders[v][counts[v] - m]
-                    score = (playable_set & ~lost).bit_count()
-                    if score > chosen_score:
-                        chosen, chosen_score = i, score
+            for i in playable:
+                lost = 0
+                for v, m in uses[i]:
+                    lost |= holders[v][counts[v] - m]
+                score = (playable_set & ~lost).bit_count()
+                if score > chosen_score:
+                    chosen, chosen_score = i, score
             combo = combos[chosen]
             for v in combo:
                 counts[v] -= 1
                 key ^= bits[v][counts[v]]
-            for w in refill:
-                key |= bits[w][counts[w]]
-                counts[w] += 1
-            p, n = p + len(refill), n - k + len(refill)
+            n -= k
             line.append(combo)
-        cleared = self.base + p - n
+        cleared = self.base + self.start - n
         if cleared > self.best:
             self.best, self.best_line = cleared, tuple(line)
 
