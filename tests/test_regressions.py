@@ -79,7 +79,6 @@ def test_run_itself_treats_big_integers_as_integers() -> None:
     ]
 
 
-@pytest.mark.xfail(strict=True, reason="cli.py: orjson parses integers past 64 bits as floats")
 def test_the_command_line_treats_big_integers_as_integers() -> None:
     status, stdout = run_cli(BIG_INTEGER_STREAM)
     assert status == 0

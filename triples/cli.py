@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERNAL_ERROR = 3
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
+
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
 
 STDIN = "-"
 STDIN_LABEL = "<stdin>"
@@ -108,11 +111,31 @@ def json_kind(value: object) -> str:
     return "a number"
 
 
+def load_json(data: bytes) -> Any:
+    """orjson's reading of ``data``, except that integers past 64 bits stay integers.
+
+    orjson reads such integers as floats, which would turn a position or seed of 2^64 into a
+    usage error instead of the range error run() gives it. Only a run of 19 digits can hold
+    one, so the standard library re-reads just those inputs (it keeps integers exact).
+    """
+    import orjson
+
+    value = orjson.loads(data)
+    if _LONG_DIGITS.search(data) is None:
+        return value
+    import json
+
+    try:
+        return json.loads(data)
+    except (RecursionError, ValueError):  # nesting orjson allows but the stdlib cannot reach
+        return value
+
+
 def parse_json(data: bytes, source: str) -> Any:
     import orjson
 
     try:
-        return orjson.loads(data)
+        return load_json(data)
     except orjson.JSONDecodeError as exc:
         raise CommandError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
 
@@ -209,7 +232,7 @@ def answer_lines(lines: Iterable[bytes], out: BinaryIO) -> None:
     from triples.session import Session
 
     session = Session()
-    loads, dumps, decode_error = orjson.loads, orjson.dumps, orjson.JSONDecodeError
+    loads, dumps, decode_error = load_json, orjson.dumps, orjson.JSONDecodeError
     for line in lines:
         if line.isspace() or not line:
             continue
