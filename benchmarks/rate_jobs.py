@@ -7,7 +7,10 @@ Both runs are the real command in a subprocess, start-up included, writing CSV t
 rows of the two runs are compared (all but ``ms``) as a check that the speed-up changed
 nothing. Each run also reports the cores it got (the CPU time of the command and its workers
 over the wall time): a ``--jobs 2`` run that got clearly fewer than 2 shared the machine, and
-its ratio is noisy. ``--repeat N`` alternates the runs N times and keeps each one's fastest.
+its ratio is noisy. For that case it also prints the CPU time per deal of each setting and
+the speed-up two whole cores would give at most (2 x the ratio of CPU per deal; the parent's
+own work and the workers' start-up count in the --jobs 2 figure). ``--repeat N`` alternates
+the runs N times and keeps each one's fastest.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ def main() -> int:
 
     print(f"{args.variant} seeds {first}-{last} on {os.cpu_count()} cores; before: {load()}")
     fastest: dict[int, tuple[float, float]] = {}
+    cpu_seconds = {1: 0.0, 2: 0.0}
     reference: list[str] | None = None
     for attempt in range(args.repeat):
         for jobs in (1, 2) if attempt % 2 == 0 else (2, 1):
@@ -64,6 +68,7 @@ def main() -> int:
             elif rows != reference:
                 print("MISMATCH: --jobs 1 and --jobs 2 gave different rows", file=sys.stderr)
                 return 1
+            cpu_seconds[jobs] += seconds * cores
             if jobs not in fastest or seconds < fastest[jobs][0]:
                 fastest[jobs] = (seconds, cores)
     print(f"after: {load()}")
@@ -72,6 +77,9 @@ def main() -> int:
     ratio = fastest[1][0] / fastest[2][0]
     verdict = "meets" if ratio >= 1.8 else "misses"
     print(f"speed-up --jobs 2 over --jobs 1: {ratio:.2f}x ({verdict} the 1.8x target); rows identical")
+    per_deal = {jobs: 1000 * cpu / (args.repeat * args.seeds) for jobs, cpu in cpu_seconds.items()}
+    print(f"CPU per deal: --jobs 1 {per_deal[1]:.3f} ms, --jobs 2 {per_deal[2]:.3f} ms; "
+          f"two whole cores would give up to {2 * per_deal[1] / per_deal[2]:.2f}x")  # fmt: skip
     if fastest[2][1] < 1.8:
         print("noisy: the --jobs 2 run did not get two whole cores; the machine was shared")
     return 0
