@@ -3,7 +3,8 @@
     python benchmarks/rate_all.py                       # 1..100,000 (grid100: 1..10,000)
     python benchmarks/rate_all.py --seeds 1000 --grid100-seeds 100   # a short run
 
-The table goes to stdout; progress and each variant's wall time go to stderr. Rows are
+The table goes to stdout; each variant's wall time goes to stderr, with the cores it kept busy
+on average (fewer than --jobs means the machine was shared and the times are noisy). Rows are
 computed exactly as ``triples rate`` computes them (same code, same process pool).
 """
 
@@ -11,11 +12,18 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import time
 
 from triples.config import VARIANTS, variant_named
 from triples.rate import Summary, batch_size_for, percent, rate_seeds, wilson_interval
+
+
+def cpu_seconds() -> float:
+    """This process's CPU time and its finished workers' (each variant's pool is joined)."""
+    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
 
 
 def rate_cell(successes: int, trials: int) -> str:
@@ -38,14 +46,15 @@ def main() -> int:
         variant = variant_named(name)
         count = args.grid100_seeds if name == "grid100" else args.seeds
         summary = Summary(variant, args.strategy)
-        start = time.perf_counter()
+        cpu, start = cpu_seconds(), time.perf_counter()
         seeds = range(1, count + 1)
         for rows in rate_seeds(variant, args.strategy, seeds, args.jobs, batch_size_for(count, args.jobs)):
             for row in rows:
                 summary.add(row)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
         summaries.append((summary, seconds))
-        print(f"{name}: {count} deals in {seconds:.1f} s ({count / seconds:.1f} deals/s)", file=sys.stderr)
+        print(f"{name}: {count} deals in {seconds:.1f} s ({count / seconds:.1f} deals/s, "
+              f"{cpu / seconds:.2f} cores busy)", file=sys.stderr)  # fmt: skip
     total = time.perf_counter() - started
     print(f"total wall time: {total:.1f} s with --jobs {args.jobs}", file=sys.stderr)
 
