@@ -3,7 +3,10 @@ operations that mix valid and invalid ones, against the naive model in tests/ref
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import combinations
 from typing import Any
 
@@ -32,7 +35,7 @@ from tests.reference import (
 )
 from triples import rules, run
 from triples.config import VARIANTS
-from triples.session import Session
+from triples.session import OPERATIONS, Session
 from triples.shuffle import MAX_SEED
 from triples.strategy import STRATEGIES
 from triples.table import Table
@@ -376,3 +379,50 @@ def test_best_and_solve_change_nothing_in_a_stream(ops: list[Any], data: st.Data
             searched.append([data.draw(st.sampled_from(["best", "solve"])), data.draw(st.sampled_from(GAME_IDS))])
     outputs = run(searched)
     assert [outputs[i] for i in original_at] == run(ops)
+
+
+@contextmanager
+def broken_handler(name: str, error: type[BaseException]) -> Iterator[None]:
+    """Operation ``name`` with a defect: its handler raises ``error``."""
+
+    def handler(session: Session, args: object) -> None:
+        raise error("defect")
+
+    saved = OPERATIONS[name]
+    OPERATIONS[name] = dataclasses.replace(saved, handler=handler)
+    try:
+        yield
+    finally:
+        OPERATIONS[name] = saved
+
+
+SAMPLE_OPERATIONS = {
+    "new": ["new", "h", 2],
+    "play": ["play", "g", [0, 1, 2]],
+    "autoplay": ["autoplay", "g"],
+    **{name: [name, "g"] for name in ["table", "status", "history", "moves", "undo", "best", "solve"]},
+}
+DEFECTS = [
+    RuntimeError,
+    KeyError,
+    IndexError,
+    ValueError,
+    ZeroDivisionError,
+    AssertionError,
+    RecursionError,
+    MemoryError,
+]
+
+
+def test_every_operation_has_a_sample() -> None:
+    assert sorted(SAMPLE_OPERATIONS) == sorted(OPERATIONS)
+
+
+@examples(0.5)
+@given(st.sampled_from(sorted(SAMPLE_OPERATIONS)), st.sampled_from(DEFECTS))
+def test_a_defect_in_a_handler_is_an_error_string_and_the_session_goes_on(name: str, error: type[Exception]) -> None:
+    session = Session()
+    session.apply(["new", "g", 1])
+    with broken_handler(name, error):
+        assert session.apply(SAMPLE_OPERATIONS[name]) == f"error: internal error ({error.__name__})"
+    assert session.apply(["status", "g"]) == {"cleared": 0, "stock": 42, "over": False}
