@@ -175,6 +175,7 @@ JSONL_LINES = [
     b'["moves","g"]\r\n',
     b'["status","g"\n',  # not JSON: answered in place, the stream goes on
     b"5\n",  # JSON, but not an operation
+    b"\x0b\n",  # a vertical tab is not JSON whitespace: answered as invalid JSON, never skipped
     b'["history","g"]',  # the last line may lack its newline
 ]
 
@@ -183,7 +184,7 @@ def expected_jsonl(lines: list[bytes]) -> bytes:
     session = Session()
     answers = []
     for line in lines:
-        if not line.strip():
+        if not line.strip(b" \t\r\n"):
             continue
         text = line.rstrip(b"\r\n")
         try:
@@ -198,7 +199,7 @@ def expected_jsonl(lines: list[bytes]) -> bytes:
 def test_jsonl_answers_every_line_and_skips_blank_ones() -> None:
     expected = expected_jsonl(JSONL_LINES)
     assert triples("run", "--jsonl", stdin=b"".join(JSONL_LINES)) == (0, expected, "")
-    assert len(expected.splitlines()) == 6
+    assert len(expected.splitlines()) == 7
     assert expected.splitlines()[3] == json_line("error: invalid JSON: unexpected end of data at column 14").strip()
 
 
@@ -528,8 +529,8 @@ def test_a_defect_is_one_line_and_exit_3_not_a_traceback(
 def test_run_imports_only_what_it_needs(tmp_path: Path) -> None:
     (tmp_path / "ops.json").write_bytes(b'[["new","g",1],["status","g"]]')
     probe = (
-        "import sys\nfrom triples.cli import main\nmain(['run', 'ops.json'])\n"
-        "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "import sys\nbefore = set(sys.modules)\nfrom triples.cli import main\nmain(['run', 'ops.json'])\n"
+        "print(' '.join(sorted(m for m in set(sys.modules) - before if m.split('.')[0] in "
         "{'triples', 'tqdm', 'concurrent', 'multiprocessing'})))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, timeout=TIMEOUT, cwd=tmp_path)

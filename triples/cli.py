@@ -234,7 +234,7 @@ def answer_lines(lines: Iterable[bytes], out: BinaryIO) -> None:
     session = Session()
     loads, dumps, decode_error = load_json, orjson.dumps, orjson.JSONDecodeError
     for line in lines:
-        if line.isspace() or not line:
+        if not line.strip(b" \t\r\n"):  # blank by JSON's own whitespace, not Python's
             continue
         try:
             operation = loads(line)
