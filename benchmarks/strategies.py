@@ -133,8 +133,10 @@ def main() -> None:
 
     if "grid100" in variants:
         print(f"\ngrid100 in turns (cleared / 3; at most 33), ours over seeds 1..{args.seeds} beside the reference's")
-        print("| strategy | turns | min | max | distribution | ms wall | ref turns | ref min | ref max "
-              "| ref distribution | ref ms |")
+        print(
+            "| strategy | turns | min | max | distribution | ms wall | ref turns | ref min | ref max "
+            "| ref distribution | ref ms |"
+        )
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         for name in STRATEGY_NAMES:
             run = runs["grid100", name]
@@ -147,9 +149,7 @@ def main() -> None:
 
     print(f"\nBaselines, same run, seeds 1..{len(baseline_seeds)} (same moves checked):")
     baselines: list[tuple[str, str, str, strategy.Strategy]] = [
-        (v, "lookahead", "general count", general_lookahead)
-        for v in variants
-        if variant_named(v).per_move == 3
+        (v, "lookahead", "general count", general_lookahead) for v in variants if variant_named(v).per_move == 3
     ]
     if "classic" in variants:
         baselines += [("classic", name, "slot scan", scan_choice(name)) for name in ("high", "first")]

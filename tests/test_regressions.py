@@ -1,7 +1,4 @@
-"""One test per defect the property tests found, each pinning the exact output.
-
-Defects in modules owned elsewhere that are not fixed yet are ``xfail(strict=True)``: the test
-starts passing (and so fails as XPASS) the moment the fix lands, and then loses its marker."""
+"""One test per defect the property tests found, each pinning the exact output."""
 
 from __future__ import annotations
 

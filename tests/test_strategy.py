@@ -83,8 +83,12 @@ def moves_left_by_slot_counts(moves: list[SlotMove]) -> dict[SlotMove, int]:
     total = len(moves)
     return {
         (a, b, c): total
-        - through_slot[a] - through_slot[b] - through_slot[c]
-        + through_pair[a, b] + through_pair[a, c] + through_pair[b, c]
+        - through_slot[a]
+        - through_slot[b]
+        - through_slot[c]
+        + through_pair[a, b]
+        + through_pair[a, c]
+        + through_pair[b, c]
         - 1
         for a, b, c in moves
     }
@@ -188,7 +192,7 @@ def test_strategies_do_not_look_at_the_stock(variant: str, name: str) -> None:
     slots = variant_named(variant).slots
     for seed in range(1, 21):
         table = dealt(variant, seed)
-        reversed_stock = Table(table.variant, [*table.deck[:slots], *table.deck[:slots - 1:-1]])
+        reversed_stock = Table(table.variant, [*table.deck[:slots], *table.deck[: slots - 1 : -1]])
         assert reversed_stock.values == table.values
         assert choose(reversed_stock) == choose(table)
 
@@ -305,15 +309,17 @@ def test_registry() -> None:
 
 
 def test_unknown_strategy_changes_nothing() -> None:
-    out = run([
-        ["new", "g", SEED1],
-        ["play", "g", [5, 0, 2]],
-        ["status", "g"],
-        ["autoplay", "g", "greedy"],
-        ["autoplay", "g", "High"],
-        ["status", "g"],
-        ["history", "g"],
-    ])
+    out = run(
+        [
+            ["new", "g", SEED1],
+            ["play", "g", [5, 0, 2]],
+            ["status", "g"],
+            ["autoplay", "g", "greedy"],
+            ["autoplay", "g", "High"],
+            ["status", "g"],
+            ["history", "g"],
+        ]
+    )
     assert out[3:5] == ["error: unknown strategy 'greedy'", "error: unknown strategy 'High'"]
     assert out[5] == out[2]
     assert out[6] == [[0, 2, 5]]
@@ -355,9 +361,22 @@ def test_autoplay_on_a_finished_game_plays_nothing() -> None:
 
 
 def test_undo_steps_back_through_autoplay_one_move_at_a_time() -> None:
-    out = run([["new", "g", SEED1], ["autoplay", "g"], ["undo", "g"], ["history", "g"], ["status", "g"],
-               ["autoplay", "g", "first"], ["undo", "g"], ["undo", "g"], ["undo", "g"], ["undo", "g"],
-               ["undo", "g"], ["table", "g"]])
+    out = run(
+        [
+            ["new", "g", SEED1],
+            ["autoplay", "g"],
+            ["undo", "g"],
+            ["history", "g"],
+            ["status", "g"],
+            ["autoplay", "g", "first"],
+            ["undo", "g"],
+            ["undo", "g"],
+            ["undo", "g"],
+            ["undo", "g"],
+            ["undo", "g"],
+            ["table", "g"],
+        ]
+    )
     assert out[1]["moves"] == [[0, 3, 6], [0, 6, 7], [0, 4, 5], [0, 3, 5]]
     assert out[2:5] == ["ok", [[0, 3, 6], [0, 6, 7], [0, 4, 5]], {"cleared": 9, "stock": 33, "over": False}]
     # left: 5 1 4 5 4 10 10 10 1 7, whose moves are 5+5+10 with the 10 in slot 5, 6 or 7
@@ -391,8 +410,7 @@ def test_autoplay_fixture_moves_are_the_reference_moves(fixture: dict[str, Any])
     variant = variant_named(new[3] if len(new) > 3 else "classic")
     deck = shuffled(variant.cards, new[2]) if isinstance(new[2], int) else [Card.parse(c) for c in new[2]]
     op, output = next(
-        (op, out) for op, out in zip(fixture["operations"], fixture["outputs"], strict=True)
-        if op[0] == "autoplay"
+        (op, out) for op, out in zip(fixture["operations"], fixture["outputs"], strict=True) if op[0] == "autoplay"
     )
     table = Table(variant, deck)
     assert output["moves"] == [list(m) for m in reference_game(table, op[2] if len(op) > 2 else "high")]

@@ -27,7 +27,7 @@ EXIT_INTERNAL_ERROR = 3
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+_LONG_DIGITS = re.compile(rb"[0-9]{20}|-[0-9]{19}")  # the shortest integers past 64 bits
 
 STDIN = "-"
 STDIN_LABEL = "<stdin>"
@@ -115,8 +115,9 @@ def load_json(data: bytes) -> Any:
     """orjson's reading of ``data``, except that integers past 64 bits stay integers.
 
     orjson reads such integers as floats, which would turn a position or seed of 2^64 into a
-    usage error instead of the range error run() gives it. Only a run of 19 digits can hold
-    one, so the standard library re-reads just those inputs (it keeps integers exact).
+    usage error instead of the range error run() gives it. Only a run of 20 digits (19 after a
+    minus) can hold one, so the standard library re-reads just those inputs (it keeps
+    integers exact).
     """
     import orjson
 

@@ -63,10 +63,9 @@ class BadInput(TriplesError):
 
 def rate_seed(variant: Variant, choose: Strategy, seed: int) -> Row:
     start = time.perf_counter()
-    deck = shuffled(variant.cards, seed)
-    played = Table(variant, deck)
+    played = Table(variant, shuffled(variant.cards, seed))
+    result = search.analyse(played)  # only reads the table, so the same deal is then played out
     play_out(played, choose)
-    result = search.analyse(Table(variant, deck))
     ms = (time.perf_counter() - start) * 1000.0
     return Row(
         seed=seed,

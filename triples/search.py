@@ -256,23 +256,19 @@ def solve(table: Table) -> tuple[int, list[Move]]:
 def slot_line(table: Table, line: Sequence[Combo]) -> list[Move]:
     """The slot moves that play ``line``'s value combinations from the table's position.
 
-    Refills change which slot holds which value, so the table is replayed on a copy: each
-    combination takes the lowest slots holding its values, and the emptied slots are refilled
-    in increasing order exactly as ``Table.push`` does.
+    Refills change which slot holds which value, so the line is played on the table itself
+    (each combination takes the lowest slots holding its values, ``Table.push`` refills) and
+    then taken back move by move, leaving the table exactly as it was.
     """
-    values = list(table.values)
-    deck_values = table.deck_values
-    next_card = table.next_card
     moves: list[Move] = []
-    for combo in line:
-        move = rules.first_slots(combo, rules.slots_by_value(values))
-        for slot in move:
-            if next_card < len(deck_values):
-                values[slot] = deck_values[next_card]
-                next_card += 1
-            else:
-                values[slot] = 0
-        moves.append(move)
+    try:
+        for combo in line:
+            move = rules.first_slots(combo, rules.slots_by_value(table.values))
+            table.push(move)
+            moves.append(move)
+    finally:
+        for _ in moves:
+            table.pop()
     return moves
 
 

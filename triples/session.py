@@ -201,10 +201,10 @@ def op_moves(session: Session, args: Args) -> Output:
 
 @operation("undo")
 def op_undo(session: Session, args: Args) -> Output:
-    table = session.table(args.id)
-    if not table.history():
-        raise OperationError("nothing to undo")
-    table.pop()
+    try:
+        session.table(args.id).pop()
+    except IndexError:
+        raise OperationError("nothing to undo") from None
     return "ok"
 
 

@@ -1,9 +1,11 @@
 """Auto-play strategies, looked up by name; each picks one of the current legal moves.
 
-A strategy sees only the face-up slots (``table.values``), never the stock. Every one works
-in value space: only values matter to a sum, so it chooses a value combination first and
-then realises it by ``rules.first_slots``, the lexicographically smallest slot move with those
-values, which is what each strategy's tie rule asks for among moves of equal values.
+A strategy sees only the face-up slots (``table.values``), never the stock. ``high`` and
+``lookahead`` work in value space: only values matter to a sum, so they choose a value
+combination first and realise it by ``rules.first_slots``, the lexicographically smallest slot
+move with those values, which is what their tie rules ask for among moves of equal values.
+``first`` walks the slots in order instead, checking on a value histogram that the slots
+after each one can still complete the sum.
 """
 
 from __future__ import annotations
@@ -107,10 +109,7 @@ def can_make(counts: list[int], k: int, need: int, low: int = 1) -> bool:
         return low <= need <= top and counts[need] > 0
     if k == 2:
         # a pair of equal values needs two cards of that value
-        return any(
-            counts[w] and counts[need - w] > (w + w == need)
-            for w in range(max(low, need - top), need // 2 + 1)
-        )
+        return any(counts[w] and counts[need - w] > (w + w == need) for w in range(max(low, need - top), need // 2 + 1))
     for w in range(max(low, need - top * (k - 1)), need // k + 1):
         if counts[w]:
             counts[w] -= 1
@@ -236,10 +235,7 @@ def triple_scores(combos: VariantCombos, counts: Sequence[int]) -> Scored:
         through_all += counts[v] * through
         excess[v] = through - counts[v]
     remaining = through_all // 3 - 1  # every triple is counted once through each of its cards
-    return [
-        ((a, b, c), remaining - excess[a] - excess[b] - excess[c] - 2 * equal)
-        for a, b, c, equal in available
-    ]
+    return [((a, b, c), remaining - excess[a] - excess[b] - excess[c] - 2 * equal) for a, b, c, equal in available]
 
 
 def best_scored(scored: Scored) -> Combo | None:
