@@ -81,3 +81,18 @@ def test_variant_is_frozen_and_strict() -> None:
 def test_court_values_go_with_a_standard_deck(fields: dict[str, object]) -> None:
     with pytest.raises(ValidationError, match="court values are given exactly when the deck is standard"):
         Variant(name="x", slots=3, per_move=2, target=5, **fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("name", "copies", "most"),
+    [
+        pytest.param("classic", (0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 16), 10, id="classic-courts-are-tens"),
+        pytest.param("pairs", (0, *[4] * 13), 4, id="pairs"),
+        pytest.param("sum15", (0, *[4] * 9), 4, id="sum15"),
+        pytest.param("grid100", (0, *[4] * 25), 4, id="grid100"),
+    ],
+)
+def test_value_copies_in_the_deck(name: str, copies: tuple[int, ...], most: int) -> None:
+    variant = variant_named(name)
+    assert variant.copies == copies
+    assert variant.most_of_a_value == most

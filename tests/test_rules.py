@@ -180,3 +180,17 @@ def test_first_slots_takes_the_lowest_slots_of_each_value() -> None:
 )
 def test_fast_value_combos_equal_the_general_recursion(counts: list[int], k: int, target: int) -> None:
     assert rules.value_combos(counts, k, target) == rules._value_combos_any(counts, k, target)
+
+
+@pytest.mark.parametrize(
+    ("combo", "uses"),
+    [
+        ((3, 3, 9), ((3, 2), (9, 1))),
+        ((9, 2, 9), ((2, 1), (9, 2))),
+        ((5, 5, 5), ((5, 3),)),
+        ((1, 13), ((1, 1), (13, 1))),
+    ],
+    ids=str,
+)
+def test_multiplicities(combo: tuple[int, ...], uses: tuple[tuple[int, int], ...]) -> None:
+    assert rules.multiplicities(combo) == uses

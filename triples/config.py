@@ -64,6 +64,19 @@ class Variant(BaseModel):
     def max_value(self) -> int:
         return max(self.card_values.values())
 
+    @cached_property
+    def copies(self) -> tuple[int, ...]:
+        """How many cards of each value the deck holds, indexed by value (index 0 unused)."""
+        counts = [0] * (self.max_value + 1)
+        for v in self.card_values.values():
+            counts[v] += 1
+        return tuple(counts)
+
+    @cached_property
+    def most_of_a_value(self) -> int:
+        """The most cards of one value a table can show at once."""
+        return min(self.slots, max(self.copies))
+
     def value(self, card: Card) -> int:
         return self.card_values[card]
 

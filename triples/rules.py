@@ -96,6 +96,11 @@ def _value_combos_any(counts: Sequence[int], k: int, target: int) -> list[tuple[
     return out
 
 
+def multiplicities(combo: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """Each value of a combination with how many times it is used, in increasing value order."""
+    return tuple((v, combo.count(v)) for v in sorted(set(combo)))
+
+
 def slots_by_value(values: Sequence[int]) -> dict[int, list[int]]:
     """The occupied slots holding each value, in increasing slot order."""
     groups: dict[int, list[int]] = {}

@@ -100,9 +100,9 @@ def _rules_for(variant: Variant) -> _Rules:
     if cached is not None:
         return cached
     top = variant.max_value
-    copies = rules.histogram([variant.value(c) for c in variant.cards], top)
+    copies = variant.copies
     # A field must hold the largest count a table can show of one value.
-    width = max(1, min(variant.slots, max(copies)))
+    width = max(1, variant.most_of_a_value)
     # High cards first: the order the stock phase tries moves in and the greedy breaks ties by.
     combos = tuple(
         sorted(
@@ -123,7 +123,7 @@ def _rules_for(variant: Variant) -> _Rules:
     # states than pairing the smallest value with the largest.
     for group in by_low:
         group.sort(key=lambda item: item[0][::-1])
-    uses = tuple(tuple((v, combo.count(v)) for v in sorted(set(combo))) for combo in combos)
+    uses = tuple(rules.multiplicities(combo) for combo in combos)
     holders = tuple(
         tuple(sum(1 << i for i, combo in enumerate(combos) if combo.count(v) > j) for j in range(width + 1))
         for v in range(top + 1)

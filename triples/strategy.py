@@ -150,11 +150,8 @@ def combos_for(variant: Variant) -> VariantCombos:
         return found
     k, top = variant.per_move, variant.max_value
     combos = tuple(rules.value_combos([k] * (top + 1), k, variant.target))
-    needs = tuple(tuple((v, combo.count(v)) for v in sorted(set(combo))) for combo in combos)
-    per_value = [0] * (top + 1)
-    for card in variant.cards:
-        per_value[variant.value(card)] += 1
-    most = min(max(per_value), variant.slots)
+    needs = tuple(rules.multiplicities(combo) for combo in combos)
+    most = variant.most_of_a_value
     binomial = tuple(tuple(comb(n, m) for m in range(k + 1)) for n in range(most + 1))
     triples: tuple[tuple[int, int, int, int, int, int, int], ...] = ()
     if k == 3:
