@@ -2,6 +2,7 @@
 
     python benchmarks/rate_all.py                       # 1..100,000 (grid100: 1..10,000)
     python benchmarks/rate_all.py --seeds 1000 --grid100-seeds 100   # a short run
+    python benchmarks/rate_all.py --readme README.md    # also write it into README's Results
 
 The table goes to stdout; each variant's wall time goes to stderr, with the cores it kept busy
 on average (fewer than --jobs means the machine was shared and the times are noisy). Rows are
@@ -15,6 +16,7 @@ import os
 import resource
 import sys
 import time
+from pathlib import Path
 
 from triples.config import VARIANTS, variant_named
 from triples.rate import Summary, batch_size_for, percent, rate_seeds, wilson_interval
@@ -31,6 +33,19 @@ def rate_cell(successes: int, trials: int) -> str:
     return f"{percent(successes / trials)} [{percent(low)}, {percent(high)}]"
 
 
+START, END = "<!-- rate_all:start -->", "<!-- rate_all:end -->"
+
+
+def write_into_readme(path: Path, table: str) -> None:
+    """Replace what stands between the README's two markers with the table."""
+    text = path.read_text()
+    if START not in text or END not in text:
+        raise SystemExit(f"{path}: no {START} ... {END} markers to write the table between")
+    before, rest = text.split(START, 1)
+    _, after = rest.split(END, 1)
+    path.write_text(f"{before}{START}\n{table}{END}{after}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=100_000, help="seeds 1..N of each variant (default 100000)")
@@ -38,6 +53,7 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--strategy", default="high")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated (default: all)")
+    parser.add_argument("--readme", type=Path, help="also write the table into this README's Results section")
     args = parser.parse_args()
 
     summaries: list[tuple[Summary, float]] = []
@@ -59,16 +75,20 @@ def main() -> int:
     print(f"total wall time: {total:.1f} s with --jobs {args.jobs}", file=sys.stderr)
 
     strategy = args.strategy
-    print(
+    lines = [
         f"| variant | deals | mean best | mean autoplay ({strategy}) | won with best play (95% CI) "
-        f"| won by {strategy} (95% CI) |"
-    )
-    print("|---|---:|---:|---:|---:|---:|")
+        f"| won by {strategy} (95% CI) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for summary, _ in summaries:
-        print(
+        lines.append(
             f"| {summary.variant.name} | {summary.deals:,} | {summary.mean_best:.2f} | {summary.mean_autoplay:.2f} "
             f"| {rate_cell(summary.best_wins, summary.deals)} | {rate_cell(summary.strategy_wins, summary.deals)} |"
         )
+    table = "\n".join(lines) + "\n"
+    print(table, end="")
+    if args.readme is not None:
+        write_into_readme(args.readme, table)
     return 0
 
 
