@@ -25,15 +25,15 @@ import orjson
 from tqdm import tqdm
 
 from triples import search
+from triples.cli import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
 from triples.config import DEFAULT_VARIANT, VARIANTS, Variant, variant_named
 from triples.errors import TriplesError
 from triples.shuffle import MAX_SEED, shuffled
-from triples.strategy import STRATEGIES, Strategy, play_out, strategy_named
+from triples.strategy import DEFAULT_STRATEGY, STRATEGIES, Strategy, play_out, strategy_named
 from triples.table import Table
 
 PROG = "triples rate"
 FORMATS = ("table", "jsonl", "csv")
-DEFAULT_STRATEGY = "high"
 MAX_BATCH = 100
 # A batch per worker and a few queued behind it keeps both cores busy without letting the
 # buffer of finished-but-not-yet-due batches grow with the range.
@@ -385,7 +385,7 @@ def read_done_rows(path: str, fmt: RowFormat) -> tuple[dict[int, Row], bool]:
 
 def fail(message: str) -> int:
     print(f"{PROG}: error: {message}", file=sys.stderr)
-    return 2
+    return EXIT_BAD_INPUT
 
 
 def _argparse_error(message: str) -> NoReturn:
@@ -553,4 +553,4 @@ def _rate(request: Request, fmt: RowFormat, done: dict[int, Row], needs_header: 
         sys.stdout.flush()
     else:
         sys.stderr.write("".join(line + "\n" for line in lines))
-    return 130 if interrupted else 0
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK

@@ -428,16 +428,15 @@ class _Search:
         memo = self.memo
         memo_key = key | p << rule.position_shift
         entry = memo.get(memo_key)
+        if entry is not None and (entry & 1 or cleared + (entry >> 1) <= self.best):
+            return entry
+        playable = [combo for combo, need in rule.pairs if key & need == need]
         if entry is not None:
-            if entry & 1 or cleared + (entry >> 1) <= self.best:
-                return entry
             cap = entry >> 1
-            playable = [combo for combo, need in rule.pairs if key & need == need]
+        elif not playable:
+            memo[memo_key] = 1
+            return 1
         else:
-            playable = [combo for combo, need in rule.pairs if key & need == need]
-            if not playable:
-                memo[memo_key] = 1
-                return 1
             cap = self.bound(n + size - p, value, self.remaining)
             if cleared + cap <= self.best:
                 memo[memo_key] = cap << 1

@@ -13,11 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
-from triples import rules
+from triples import rules, strategy
 from triples.cards import Card
 from triples.config import DEFAULT_VARIANT, Variant, variant_named
 from triples.errors import TriplesError
 from triples.shuffle import MAX_SEED, shuffled
+from triples.strategy import DEFAULT_STRATEGY
 from triples.table import Table
 
 GameId = StrictStr | StrictInt
@@ -46,7 +47,7 @@ class PlayArgs(Args):
 
 
 class AutoplayArgs(Args):
-    strategy: StrictStr = "high"
+    strategy: StrictStr = DEFAULT_STRATEGY
 
 
 Handler = Callable[["Session", Any], Output]
@@ -210,8 +211,6 @@ def op_undo(session: Session, args: Args) -> Output:
 
 @operation("autoplay", AutoplayArgs)
 def op_autoplay(session: Session, args: AutoplayArgs) -> Output:
-    from triples import strategy  # imported on use: keeps start-up light for cheap streams
-
     table = session.table(args.id)
     choose = strategy.strategy_named(args.strategy)
     moves = strategy.play_out(table, choose)

@@ -20,6 +20,7 @@ from triples.errors import TriplesError
 from triples.table import Move, Table
 
 Strategy = Callable[[Table], "Move | None"]
+DEFAULT_STRATEGY = "high"
 STRATEGIES: dict[str, Strategy] = {}
 
 Combo = tuple[int, ...]  # a move's values, ascending
