@@ -1,4 +1,7 @@
-"""Per-operation cost of `moves` and `play` on classic and on a full grid100 table.
+"""Per-operation cost of `new`, `moves` and `play` on classic and on a full grid100 table.
+
+`new` with a seed is timed with the original deal's LCG shuffle (SPEC section 3) beside the
+project's earlier SplitMix64 shuffle (kept here only as the baseline), in the same run.
 
 Prints microseconds per operation through the interpreter (Session.apply) and through the
 engine directly, beside a baseline measured in the same run: the full slot-combination scan
@@ -14,7 +17,7 @@ import time
 from collections.abc import Callable
 from itertools import combinations
 
-from triples import rules
+from triples import rules, session as session_module
 from triples.session import Session
 from triples.table import Move, Table
 
@@ -68,10 +71,56 @@ def bench(variant: str, seed: int, repeat: int) -> None:
     print(f"  value-space moves vs full scan: {rows[2][1] / rows[1][1]:.1f}x faster")
 
 
+_MASK64 = (1 << 64) - 1
+
+
+def splitmix64_shuffled(items: list[object], seed: int) -> list[object]:
+    """The shuffle `new` used before SPEC section 3 was known: SplitMix64 with a rejection bound."""
+    deck = list(items)
+    state = seed & _MASK64
+
+    def draw() -> int:
+        nonlocal state
+        state = (state + 0x9E3779B97F4A7C15) & _MASK64
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        return z ^ (z >> 31)
+
+    for i in range(len(deck) - 1, 0, -1):
+        n = i + 1
+        limit = (1 << 64) - ((1 << 64) % n)
+        while (x := draw()) >= limit:
+            pass
+        j = x % n
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def bench_new(repeat: int) -> None:
+    print("\nnew with a seed, via run (us/op)")
+    print(f"  {'variant':10} {'LCG (SPEC 3)':>13} {'SplitMix64 before':>18} {'ratio':>7}")
+    for variant in ("classic", "grid100"):
+        session = Session()
+        seeds = iter(range(10**9))
+
+        def new() -> None:
+            session.apply(["new", "g", next(seeds), variant])
+
+        ours = per_call_us(new, repeat)
+        original = session_module.shuffled
+        session_module.shuffled = splitmix64_shuffled  # type: ignore[assignment]
+        try:
+            before = per_call_us(new, repeat)
+        finally:
+            session_module.shuffled = original
+        print(f"  {variant:10} {ours:13.1f} {before:18.1f} {ours / before:6.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=2000, help="calls per timing round (default 2000)")
     args = parser.parse_args()
+    bench_new(args.repeat)
     bench("classic", 1, args.repeat)
     bench("grid100", 7, max(1, args.repeat // 10))
 

@@ -57,3 +57,42 @@ SEED1 = [
     "AS",
 ]
 SEED1_TABLE = ["9D", "AH", "4H", "9H", "3C", "7H", "2S", "2D", "AC", "7C"]
+
+# SPEC section 7: the task's worked examples, seed for seed (operations, outputs).
+SPEC_SECTION_7: dict[str, tuple[list[object], list[object]]] = {
+    "play-seed-1": (
+        [["new", "g", 1], ["play", "g", [5, 0, 2]], ["table", "g"], ["status", "g"], ["history", "g"]],
+        [
+            SEED1_TABLE,
+            "ok",
+            ["10S", "AH", "5H", "9H", "3C", "8H", "2S", "2D", "AC", "7C"],
+            {"cleared": 3, "stock": 39, "over": False},
+            [[0, 2, 5]],
+        ],
+    ),
+    "errors-and-moves-seed-1": (
+        [["new", "g", 1], ["play", "g", [0, 0, 6]], ["play", "g", [-1, 0, 1]], ["moves", "g"]],
+        [
+            SEED1_TABLE,
+            "error: positions must be distinct",
+            "error: position out of range",
+            [[0, 2, 5], [0, 2, 9], [0, 3, 6], [0, 3, 7], [2, 3, 5], [2, 3, 9]],
+        ],
+    ),
+    "autoplay-seed-1": (
+        [["new", "g", 1], ["autoplay", "g"], ["status", "g"]],
+        [
+            SEED1_TABLE,
+            {"moves": [[0, 3, 6], [0, 6, 7], [0, 4, 5], [0, 3, 5]], "cleared": 12},
+            {"cleared": 12, "stock": 30, "over": True},
+        ],
+    ),
+    "best-seed-1": (
+        [["new", "g", 1], ["autoplay", "g"], ["new", "g", 1], ["best", "g"]],
+        [SEED1_TABLE, {"moves": [[0, 3, 6], [0, 6, 7], [0, 4, 5], [0, 3, 5]], "cleared": 12}, SEED1_TABLE, 48],
+    ),
+    "pairs-seed-2": (
+        [["new", "p", 2, "pairs"], ["moves", "p"]],
+        [["6C", "2D", "10H", "AC", "QH", "2S", "JD", "QC", "6S"], [[1, 4], [1, 7], [4, 5], [5, 7]]],
+    ),
+}

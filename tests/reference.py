@@ -8,6 +8,7 @@ moves by trying every slot combination. The properties compare the engine agains
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -16,7 +17,6 @@ import orjson
 from hypothesis import strategies as st
 
 from triples.config import VARIANTS, Variant
-from triples.shuffle import MAX_SEED
 
 VARIANT_NAMES: list[str] = sorted(VARIANTS)
 # Variants small enough to try every slot combination on each step (grid100 has C(100, 3)).
@@ -25,6 +25,7 @@ GAME_IDS: list[str | int] = ["g", 1, "1"]
 ANY_ERROR = object()  # a prediction: some "error: ..." string, its text not pinned by the SPEC
 ADOPT = object()  # autoplay with a strategy the model has no copy of: checked, then adopted
 SEARCHED = object()  # best or solve on a live game: checked against brute_best
+QUARTETS = object()  # quartets on a list of lines: a verdict or an action error (tests/test_quartets.py pins them)
 
 
 def is_game_id(value: object) -> bool:
@@ -186,10 +187,106 @@ def brute_best(variant: Variant, deck_values: list[int], table_values: list[int]
     return go(tuple(sorted(v for v in table_values if v)), next_card)
 
 
+def naive_factory_order(variant: Variant) -> list[str]:
+    """SPEC section 3's factory order, spelled out again: suits S, H, D, C, ranks ascending."""
+    if variant.deck == "standard":
+        ranks = ["A", *map(str, range(2, 11)), "J", "Q", "K"]
+    else:
+        ranks = [str(v) for v in range(1, variant.top_rank + 1)]
+    return [rank + suit for suit in "SHDC" for rank in ranks]
+
+
+def naive_deal(variant: Variant, seed: int) -> list[str]:
+    """SPEC section 3 read literally: the LCG with Python's % for every step, a backward
+    Fisher-Yates with draw % (i + 1), deck[0] dealt to slot 0."""
+    deck = naive_factory_order(variant)
+    state = seed % 2**32
+    for i in range(len(deck) - 1, 0, -1):
+        state = (1664525 * state + 1013904223) % 2**32
+        j = (state // 65536) % (i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def naive_value_deck(variant: Variant, values: list[int]) -> list[str] | None:
+    """SPEC section 8 read literally: a numeric deck as plain values, the n-th copy of a value
+    taking the n-th suit of S, H, D, C; None unless each value is there as often as in the deck."""
+    if sorted(values) != sorted(int(code[:-1]) for code in naive_factory_order(variant)):
+        return None
+    seen: dict[int, int] = {}
+    codes = []
+    for v in values:
+        codes.append(f"{v}{'SHDC'[seen.get(v, 0)]}")
+        seen[v] = seen.get(v, 0) + 1
+    return codes
+
+
+# --- Uniscraper (SPEC section 9), read literally ---------------------------------------------
+
+PYRAMID_RANKS = "23456789TJQKA"
+PYRAMID_ROWS = [list(range(r * (r - 1) // 2 + 1, r * (r + 1) // 2 + 1)) for r in range(1, 9)]  # positions by row
+
+
+def naive_pyramid(config: str) -> tuple[str, dict[int, str]] | None:
+    """The play card and the cards by position of a valid config; None for an invalid one."""
+    if not 1 <= len(config) <= 37 or any(c not in PYRAMID_RANKS + "." for c in config) or config[0] == ".":
+        return None
+    if any(config.count(rank) > 4 for rank in PYRAMID_RANKS):
+        return None
+    cards = {p: c for p, c in enumerate(config[1:], start=1) if c != "."}
+    for r in range(1, 8):
+        for c, p in enumerate(PYRAMID_ROWS[r]):
+            over = [PYRAMID_ROWS[r - 1][x] for x in (c - 1, c) if 0 <= x < r]
+            if p in cards and any(q not in cards for q in over):
+                return None
+    return config[0], cards
+
+
+def pyramid_free(cards: dict[int, str]) -> list[int]:
+    """The positions no card covers, ascending: row r column c is covered by row r+1 columns c, c+1."""
+    free = []
+    for r, row in enumerate(PYRAMID_ROWS):
+        for c, p in enumerate(row):
+            below = [] if r == 7 else [PYRAMID_ROWS[r + 1][c], PYRAMID_ROWS[r + 1][c + 1]]
+            if p in cards and not any(q in cards for q in below):
+                free.append(p)
+    return free
+
+
+def next_to(a: str, b: str) -> bool:
+    return (PYRAMID_RANKS.index(a) - PYRAMID_RANKS.index(b)) % 13 in (1, 12)
+
+
+def all_runs(config: str) -> list[list[int]]:
+    """Every run from a valid config, the empty one included, by trying every free card at every
+    step (no memo: exponential, for small pyramids only)."""
+    parsed = naive_pyramid(config)
+    assert parsed is not None, config
+    play, cards = parsed
+    runs: list[list[int]] = []
+
+    def extend(run: list[int], play: str, cards: dict[int, str]) -> None:
+        runs.append(run)
+        for p in pyramid_free(cards):
+            if next_to(cards[p], play):
+                rest = dict(cards)
+                del rest[p]
+                extend([*run, p], cards[p], rest)
+
+    extend([], play, cards)
+    return runs
+
+
+def brute_bestrun(config: str) -> list[int]:
+    """SPEC section 9's best run: the longest, then the lexicographically smallest."""
+    return min(all_runs(config), key=lambda run: (-len(run), run))
+
+
 # --- hypothesis strategies -------------------------------------------------------------------
 
 ODD_STRINGS = ["", " ", "new", "play", "NEW", "g", "classic", "AH", "10H", "1H", "\x00", "é", "🂡", "a" * 300]
-ODD_INTEGERS = [0, 1, -1, 2**31, 2**63 - 1, 2**63, MAX_SEED, MAX_SEED + 1, -(2**64), 10**30]
+MAX_SEED_64 = 2**64 - 1
+ODD_INTEGERS = [0, 1, -1, 2**31, 2**32 - 1, 2**32, 2**63 - 1, 2**63, MAX_SEED_64, MAX_SEED_64 + 1, -(2**64), 10**30]
 
 # Lone surrogates: not encodable as UTF-8, yet Python's json.loads makes them from "\ud800".
 surrogate_text = st.text(st.characters(categories=["Cs", "Lu"]), min_size=1, max_size=3)
@@ -231,13 +328,16 @@ game_ids: st.SearchStrategy[Any] = st.sampled_from(GAME_IDS) | json_scalars
 def decks(draw: st.DrawFn, variant: Variant) -> list[Any]:
     """A permutation of the variant's deck, sometimes spoiled so that it is no longer one."""
     deck: list[Any] = draw(st.permutations([c.code for c in variant.cards]))
+    if variant.deck == "numeric" and draw(st.booleans()):  # SPEC section 8: the deck as plain values
+        deck = [int(code[:-1]) for code in deck]
     spoil = draw(st.sampled_from(["none", "none", "drop", "duplicate", "foreign", "not-a-string", "extra"]))
     if spoil == "drop":
         del deck[draw(st.integers(0, len(deck) - 1))]
     elif spoil == "duplicate":
         deck[draw(st.integers(0, len(deck) - 1))] = deck[draw(st.integers(0, len(deck) - 1))]
     elif spoil == "foreign":
-        deck[draw(st.integers(0, len(deck) - 1))] = draw(st.sampled_from(["1H", "KS", "0H", "AX", "ah", "10"]))
+        foreign = ["1H", "KS", "0H", "AX", "ah", "10", 0, 10, 26, -1]
+        deck[draw(st.integers(0, len(deck) - 1))] = draw(st.sampled_from(foreign))
     elif spoil == "not-a-string":
         deck[draw(st.integers(0, len(deck) - 1))] = draw(json_scalars)
     elif spoil == "extra":
@@ -251,8 +351,9 @@ def new_operations(draw: st.DrawFn, ids: st.SearchStrategy[Any] = game_ids) -> l
     variant = VARIANTS[name]
     source = draw(
         st.one_of(
-            st.integers(min_value=0, max_value=MAX_SEED),
-            st.integers(min_value=0, max_value=50),
+            st.integers(min_value=0, max_value=MAX_SEED_64),
+            st.integers(),
+            st.integers(min_value=-50, max_value=50),
             decks(variant),
             json_values,
         )
@@ -294,9 +395,36 @@ strategy_names: st.SearchStrategy[Any] = st.sampled_from(_strategy_names()) | od
 
 
 @st.composite
+def small_pyramids(draw: st.DrawFn) -> str:
+    """A valid config of at most 5 rows (cheap for brute_bestrun), often of few ranks so that
+    runs are long: a pyramid filled row by row, then a few free cards taken away."""
+    size = draw(st.sampled_from([0, 1, 3, 6, 10, 15]))
+    ranks = draw(st.sampled_from(["2A3K", PYRAMID_RANKS, "KA"]))
+    cards = draw(st.permutations([rank for rank in ranks for _ in range(4)]))[: size + 1]
+    held = dict(enumerate(cards[1:], start=1))  # a prefix in row order: no card over a gap
+    for _ in range(draw(st.integers(0, 4))):
+        free = pyramid_free(held)
+        if free:
+            del held[draw(st.sampled_from(free))]
+    return cards[0] + "".join(held.get(p, ".") for p in range(1, size + 1))
+
+
+SPEC_CONFIGS = ["6KQJT98765432AKQJT98765432AKQJT987654", "KJQKA2A", "KAKJA.TK..JQ...Q", "A2A2KAK2", "K."]
+uniscraper_configs: st.SearchStrategy[Any] = (
+    st.sampled_from(SPEC_CONFIGS)
+    | small_pyramids()
+    | st.text(alphabet=PYRAMID_RANKS + ".", max_size=11)
+    | st.text(alphabet=PYRAMID_RANKS + ".", min_size=36, max_size=39).filter(lambda c: naive_pyramid(c) is None)
+    | odd_text
+    | json_scalars
+)
+
+
+@st.composite
 def operations(draw: st.DrawFn) -> Any:
     """One operation, valid or not, with no knowledge of the session it will meet."""
-    kind = draw(st.sampled_from(["new", "play", "play", "read", "undo", "garbage", "shape", "autoplay", "search"]))
+    kinds = ["new", "play", "play", "read", "undo", "garbage", "shape", "autoplay", "search", "bestrun", "quartets"]
+    kind = draw(st.sampled_from(kinds))
     if kind == "new":
         return draw(new_operations())
     if kind == "play":
@@ -309,8 +437,12 @@ def operations(draw: st.DrawFn) -> Any:
         return ["autoplay", draw(game_ids), *draw(st.lists(strategy_names, max_size=1))]
     if kind == "search":
         return [draw(st.sampled_from(["best", "solve"])), draw(game_ids)]
+    if kind == "bestrun":
+        return ["bestrun", draw(uniscraper_configs)]
+    if kind == "quartets":
+        return ["quartets", *draw(st.lists(quartets_actions, max_size=2))]
     if kind == "shape":  # a known name with the wrong number of arguments
-        name = draw(st.sampled_from(["new", "play", "undo", "autoplay", "best", "solve", *READ_OPERATIONS]))
+        name = draw(st.sampled_from(["new", "play", "undo", "autoplay", "best", "solve", "bestrun", *READ_OPERATIONS]))
         return [name, *draw(st.lists(json_values, max_size=4))]
     return draw(json_values | st.tuples(odd_text, st.lists(json_values, max_size=3)).map(lambda t: [t[0], *t[1]]))
 
@@ -328,6 +460,8 @@ class Prefix:
 Expectation = Any  # an exact output, a Prefix, or ANY_ERROR
 
 KNOWN_OPERATIONS = ["new", "play", "table", "status", "history", "moves", "undo", "autoplay", "best", "solve"]
+KNOWN_OPERATIONS += ["bestrun"]  # SPEC section 9: stateless, answered by expect_bestrun
+KNOWN_OPERATIONS += ["quartets"]  # SPEC section 10: stateless, answered by expect_quartets
 ARITY = {"new": (2, 3), "play": (2, 2), "autoplay": (1, 2)}  # arguments after the name
 
 
@@ -348,6 +482,10 @@ class ReferenceSession:
         name, args = op[0], op[1:]
         if name not in KNOWN_OPERATIONS:
             return f"error: unknown operation '{escaped(name)}'"
+        if name == "bestrun":
+            return expect_bestrun(args)
+        if name == "quartets":
+            return expect_quartets(args)
         low, high = ARITY.get(name, (1, 1))
         if not low <= len(args) <= high or not is_game_id(args[0]):
             return Prefix("error: usage: ")
@@ -415,12 +553,12 @@ class ReferenceSession:
 
     @staticmethod
     def _deck(variant: Variant, source: object) -> list[str] | None:
-        from triples.shuffle import shuffled  # the pinned shuffle has its own test vectors
-
         if is_int(source):
             assert isinstance(source, int)
-            return [c.code for c in shuffled(variant.cards, source)] if 0 <= source <= MAX_SEED else None
+            return naive_deal(variant, source)
         assert isinstance(source, list)
+        if variant.deck == "numeric" and source and all(is_int(v) for v in source):
+            return naive_value_deck(variant, source)
         codes = [c.code for c in variant.cards]
         if len(source) != len(codes) or not all(isinstance(c, str) for c in source):
             return None
@@ -429,6 +567,46 @@ class ReferenceSession:
     def adopt(self, game_id: Any, moves: list[list[int]]) -> None:
         """Record moves the engine made for the model (the caller checked they were legal)."""
         self.games[game_id].moves.extend(moves)
+
+
+def expect_bestrun(args: list[Any]) -> Expectation:
+    """SPEC section 9: no game, no state; the brute-force best run of a valid config."""
+    if len(args) != 1 or not isinstance(args[0], str):
+        return 'error: usage: ["bestrun", config]'
+    if naive_pyramid(args[0]) is None:
+        return Prefix("error: bad config: ")
+    return brute_bestrun(args[0])
+
+
+QUARTETS_LINES = ["1 A 2 3C no", "1 A 2 3C yes", "2 A 1 3A no", "2 A 3 3D yes", "1 Q 3", "1 A 1 1A no", "9 Q 9", "x"]
+quartets_actions: st.SearchStrategy[Any] = (
+    st.lists(st.sampled_from(QUARTETS_LINES) | odd_text, max_size=6) | st.lists(json_values, max_size=2) | json_values
+)
+
+
+def expect_quartets(args: list[Any]) -> Expectation:
+    """SPEC section 10: no game, no state; a list of strings gets a verdict or an action error."""
+    if len(args) != 1 or not isinstance(args[0], list) or not all(isinstance(line, str) for line in args[0]):
+        return 'error: usage: ["quartets", actions]'
+    return QUARTETS
+
+
+def quartets_output_fits(actions: list[str], output: object) -> bool:
+    """The shape of a quartets answer: a verdict with an action number within the list, or an
+    error naming such an action."""
+    numbers = range(1, len(actions) + 1)
+    if isinstance(output, str):
+        found = re.fullmatch(r"error: action ([0-9]+): .+", output)
+        return found is not None and int(found[1]) in numbers
+    if output == {"cheated": False}:
+        return True
+    return (
+        isinstance(output, dict)
+        and sorted(output) == ["certain_after", "cheated"]
+        and output["cheated"] is True
+        and type(output["certain_after"]) is int
+        and output["certain_after"] in numbers
+    )
 
 
 def matches(output: object, expectation: Expectation) -> bool:

@@ -5,7 +5,7 @@ import pytest
 
 import triples
 import triples.api
-from tests.helpers import SEED1, SEED1_TABLE
+from tests.helpers import SEED1, SEED1_TABLE, SPEC_SECTION_7
 
 
 def test_run_is_importable_from_the_package_and_the_api_module() -> None:
@@ -23,6 +23,12 @@ def test_spec_worked_example() -> None:
         {"cleared": 3, "stock": 39, "over": False},
         [[0, 2, 5]],
     ]
+
+
+@pytest.mark.parametrize("name", sorted(SPEC_SECTION_7))
+def test_spec_section_7_seeded_examples(name: str) -> None:
+    operations, outputs = SPEC_SECTION_7[name]
+    assert orjson.dumps(triples.run(operations)) == orjson.dumps(outputs)
 
 
 @pytest.mark.parametrize("value", [None, 0, "new", {"new": 1}, 1.5, True], ids=lambda v: type(v).__name__)

@@ -31,14 +31,14 @@ def test_cards_are_values() -> None:
 def test_standard_deck_factory_order() -> None:
     deck = [c.code for c in standard_deck()]
     assert len(deck) == 52
-    assert deck[:14] == ["AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "10C", "JC", "QC", "KC", "AD"]
-    assert deck[-1] == "KS"
+    assert deck[:14] == ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS", "AH"]
+    assert deck[-1] == "KC"
     assert len(set(deck)) == 52
 
 
 def test_numeric_deck_factory_order() -> None:
     deck = [c.code for c in numeric_deck(9)]
     assert len(deck) == 36
-    assert deck[:10] == ["1C", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "1D"]
-    assert deck[-1] == "9S"
-    assert [c.code for c in numeric_deck(25)][-1] == "25S"
+    assert deck[:10] == ["1S", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "1H"]
+    assert deck[-1] == "9C"
+    assert [c.code for c in numeric_deck(25)][-1] == "25C"

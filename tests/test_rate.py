@@ -24,10 +24,13 @@ from typing import Any
 import orjson
 import pytest
 
-from triples import cli, search
+from triples import __version__, cli, search
 from triples.api import run
 from triples.config import VARIANTS, variant_named
-from triples.rate import COLUMNS, Row, Summary, wilson_interval
+from triples.rate import CORE_COLUMNS, Row, Summary, wilson_interval
+from triples.rate import rows as rate_rows
+from triples.rate.formats import Csv, JsonLines, TextTable
+from triples.rate.rows import RECORD_COLUMNS, Column, RateOptions
 from triples.session import deal
 from triples.strategy import STRATEGIES
 
@@ -47,8 +50,14 @@ def jsonl_rows(text: str) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in text.splitlines()]
 
 
+PER_RUN = tuple(name for name, column in rate_rows.COLUMNS.items() if column.per_run)
+
+
 def without_ms(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in row.items() if k != "ms"} for row in rows]
+    """Rows without the columns that depend on the run (checked for their kind)."""
+    assert all(isinstance(row["ms"], float) and row["ms"] >= 0 for row in rows)
+    assert all(row.get("version", __version__) == __version__ for row in rows)
+    return [{k: v for k, v in row.items() if k not in PER_RUN} for row in rows]
 
 
 def expected_row(variant: str, strategy: str, seed: int) -> dict[str, Any]:
@@ -79,8 +88,7 @@ def test_rows_equal_run_on_the_same_seeds(variant: str, strategy: str, seeds: st
     assert done.returncode == 0, done.stderr
     rows = jsonl_rows(done.stdout)
     first, last = map(int, seeds.split("-"))
-    assert [tuple(row) for row in rows] == [COLUMNS] * (last - first + 1)
-    assert all(isinstance(row["ms"], float) and row["ms"] >= 0 for row in rows)
+    assert [tuple(row) for row in rows] == [RECORD_COLUMNS] * (last - first + 1)
     assert without_ms(rows) == [expected_row(variant, strategy, seed) for seed in range(first, last + 1)]
 
 
@@ -93,11 +101,12 @@ def test_jobs_1_and_2_give_identical_rows_in_seed_order() -> None:
     for jobs, done in by_jobs.items():
         assert done.returncode == 0, done.stderr
         header, *lines = done.stdout.splitlines()
-        assert header == "seed,autoplay,best,gap,won,states,ms"
-        tables[jobs] = [line.rsplit(",", 1)[0] for line in lines]
+        assert header == "seed,autoplay,best,gap,won,states,ms,version"
+        tables[jobs] = [line.split(",")[:6] + line.split(",")[7:] for line in lines]
+        assert {row[6] for row in tables[jobs]} == {__version__}
         assert SPEED.fullmatch(done.stderr.splitlines()[-1])[2] == jobs  # type: ignore[index]
     assert tables["1"] == tables["2"]
-    assert [int(line.split(",")[0]) for line in tables["1"]] == list(range(60))
+    assert [int(row[0]) for row in tables["1"]] == list(range(60))
     assert summary_part(by_jobs["1"].stderr) == summary_part(by_jobs["2"].stderr)
 
 
@@ -112,7 +121,7 @@ def test_table_format_puts_rows_then_a_blank_line_then_the_summary_on_stdout() -
         fields = line.split()
         assert fields[:6] == [
             str(seed),
-            *(str(expected[c]) for c in COLUMNS[1:4]),
+            *(str(expected[c]) for c in CORE_COLUMNS[1:4]),
             "yes" if expected["won"] else "no",
             str(expected["states"]),
         ]
@@ -173,6 +182,25 @@ def test_summary_of_no_deals_is_just_the_count() -> None:
     assert Summary(variant_named("classic"), "high").lines() == ["deals: 0"]
 
 
+def test_an_opt_in_column_is_computed_on_request_written_and_read_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A stand-in for a later analysis (a fair column, p_random, a band): registered by name,
+    # computed only when asked for, written by the formats given it, and resumable.
+    column = Column("odd", bool, 3)
+    monkeypatch.setitem(rate_rows.COLUMNS, "odd", column)
+    monkeypatch.setitem(rate_rows.ANALYSES, "odd", lambda variant, row: row.seed % 2 == 1)
+    plain = rate_rows.rate_batch(RateOptions("sum15", "high"), [4, 5])
+    rated = rate_rows.rate_batch(RateOptions("sum15", "high", ("odd",)), [4, 5])
+    assert [row.extra for row in plain] == [{}, {}]
+    assert [row.extra for row in rated] == [{"odd": False}, {"odd": True}]
+    columns = (*RECORD_COLUMNS, "odd")
+    for fmt in (JsonLines(columns), Csv(columns), TextTable(columns)):
+        lines = [fmt.line(row) for row in rated]
+        assert fmt.columns_of(fmt.header() if fmt.has_header else lines[0]) == columns
+        assert [fmt.parse(line).extra for line in lines] == [{"odd": False}, {"odd": True}]
+    assert Csv(columns).line(rated[1]).endswith(f",{__version__},true")
+    assert TextTable(columns).header().endswith("ms  version odd")
+
+
 # Worked by hand with z = 1.96: for 2 of 4, p = 0.5, z^2/n = 0.9604, centre = 0.5 and
 # half = 1.96 * sqrt(0.0625 + 0.0600) / 1.9604 = 0.3500; for 1 of 4, centre =
 # (0.25 + 0.4802) / 1.9604 = 0.3725 and half = 1.96 * sqrt(0.046875 + 0.0600) / 1.9604 = 0.3269.
@@ -229,7 +257,7 @@ WON_WORDS = {"jsonl": ("false", "true"), "csv": ("false", "true"), "table": ("no
 
 
 def fields_of(fmt: str, row: dict[str, Any]) -> list[str]:
-    return [WON_WORDS[fmt][row[c]] if c == "won" else str(row[c]) for c in COLUMNS]
+    return [WON_WORDS[fmt][row[c]] if c == "won" else str(row[c]) for c in CORE_COLUMNS]
 
 
 def written_line(fmt: str, row: dict[str, Any]) -> str:
@@ -240,14 +268,17 @@ def written_line(fmt: str, row: dict[str, Any]) -> str:
     return ("," if fmt == "csv" else "  ").join(fields_of(fmt, row))
 
 
-def file_rows(fmt: str, text: str) -> list[list[str]]:
-    """Each row of an --out file as its fields in column order, ms left out."""
+def file_rows(fmt: str, text: str, columns: tuple[str, ...] = CORE_COLUMNS) -> list[list[str]]:
+    """Each row of an --out file with these columns as its fields in column order, the per-run
+    columns left out."""
     lines = text.splitlines()
     if fmt == "jsonl":
-        return [[str(v).lower() for k, v in orjson.loads(line).items() if k != "ms"] for line in lines]
+        rows = [orjson.loads(line) for line in lines]
+        assert all(tuple(row) == columns for row in rows)
+        return [[str(v).lower() for v in without_ms([row])[0].values()] for row in rows]
     split = (lambda line: line.split(",")) if fmt == "csv" else str.split
-    assert split(lines[0]) == list(COLUMNS)
-    return [split(line)[:-1] for line in lines[1:]]
+    assert split(lines[0]) == list(columns)
+    return [split(line)[:6] for line in lines[1:]]
 
 
 def summary_from(fmt: str, done: subprocess.CompletedProcess[str]) -> list[str]:
@@ -368,7 +399,8 @@ def test_a_file_cut_before_its_first_line_ended_starts_over(
     )
     capsys.readouterr()
     expected = [fields_of(fmt, {**expected_row("sum15", "high", seed), "ms": 0})[:-1] for seed in range(3)]
-    assert file_rows(fmt, (tmp_path / "rows").read_text()) == expected
+    columns = CORE_COLUMNS if fmt == "table" else RECORD_COLUMNS  # a new file: the version too, but in a table
+    assert file_rows(fmt, (tmp_path / "rows").read_text(), columns) == expected
 
 
 def test_an_interrupted_run_keeps_whole_rows_and_the_next_run_goes_on(tmp_path: Path) -> None:
@@ -453,6 +485,24 @@ BAD_INPUT = [
         ["--seeds", "1-3", "--out", "no/such/dir/rows"],
         "--out no/such/dir/rows: No such file or directory",
         id="out-in-missing-dir",
+    ),
+    pytest.param(
+        ["--seeds", "1-3", "--jobs", "2", "--scheduler", "local"],
+        "--jobs is the process pool's size: with --scheduler, the cluster's workers do the work",
+        id="jobs-with-scheduler",
+    ),
+    *(
+        pytest.param(
+            ["--seeds", "1-3", "--scheduler", f"local:{n}"],
+            f"--scheduler local:{n}: expected local:N with N a positive integer",
+            id=f"local-{n or 'zero'}",
+        )
+        for n in ("0", "two", "")
+    ),
+    pytest.param(
+        ["--seeds", "1-3", "--scheduler", "local:1", "--scheduler-timeout", "0"],
+        "--scheduler-timeout 0: expected a positive number of seconds",
+        id="no-timeout",
     ),
 ]
 

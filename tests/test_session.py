@@ -18,6 +18,8 @@ USAGE = {
     "autoplay": 'error: usage: ["autoplay", id, strategy?]',
     "best": 'error: usage: ["best", id]',
     "solve": 'error: usage: ["solve", id]',
+    "quartets": 'error: usage: ["quartets", actions]',
+    "bestrun": 'error: usage: ["bestrun", config]',
 }
 
 
@@ -86,16 +88,15 @@ def test_usage_errors_show_the_shape(op: list[Any]) -> None:
 @pytest.mark.parametrize("name", ["play", "table", "status", "history", "moves", "undo", "autoplay", "best", "solve"])
 def test_unknown_game(name: str) -> None:
     args = [[0, 1, 2]] if name == "play" else []
-    assert apply_all([["new", "g", 1], [name, "h", *args]]) == [SEED1_TABLE_FOR_SEED_1, "error: unknown game"]
+    assert apply_all([["new", "g", 1], [name, "h", *args]]) == [SEED1_TABLE, "error: unknown game"]
 
 
-SEED1_TABLE_FOR_SEED_1 = ["7D", "9C", "4D", "8H", "8D", "5S", "JD", "6D", "9S", "JC"]
 
 
 def test_ids_are_strings_or_integers_and_never_confused() -> None:
     out = apply_all([["new", 1, 1], ["new", "1", 0], ["table", 1], ["table", "1"], ["table", 2]])
-    assert out[2] == SEED1_TABLE_FOR_SEED_1
-    assert out[3] == ["8S", "JH", "9C", "2S", "2D", "QD", "6S", "10C", "3D", "AC"]
+    assert out[2] == SEED1_TABLE
+    assert out[3] == ["9H", "9D", "10H", "KH", "JS", "10C", "7H", "6C", "KC", "10D"]
     assert out[4] == "error: unknown game"
 
 
@@ -106,18 +107,12 @@ def test_huge_and_negative_integer_ids() -> None:
 
 def test_new_replaces_a_game() -> None:
     out = apply_all([["new", "g", SEED1], ["play", "g", [0, 2, 5]], ["new", "g", 1], ["history", "g"], ["status", "g"]])
-    assert out[2:] == [SEED1_TABLE_FOR_SEED_1, [], {"cleared": 0, "stock": 42, "over": False}]
+    assert out[2:] == [SEED1_TABLE, [], {"cleared": 0, "stock": 42, "over": False}]
 
 
 @pytest.mark.parametrize(
     ("bad", "error"),
     [
-        pytest.param(
-            ["new", "g", -1], "error: seed must be an integer from 0 to 18446744073709551615", id="negative-seed"
-        ),
-        pytest.param(
-            ["new", "g", 2**64], "error: seed must be an integer from 0 to 18446744073709551615", id="seed-too-big"
-        ),
         pytest.param(["new", "g", 1, "nope"], "error: unknown variant 'nope'", id="unknown-variant"),
         pytest.param(["new", "g", SEED1, "Classic"], "error: unknown variant 'Classic'", id="variant-case"),
         pytest.param(["new", "g", SEED1[:-1]], "error: deck is missing 1 card(s): AS", id="missing-card"),
@@ -132,7 +127,7 @@ def test_new_replaces_a_game() -> None:
             ["new", "g", SEED1, "sum15"], "error: unknown card 'AH' for variant 'sum15'", id="wrong-deck-for-variant"
         ),
         pytest.param(["new", "g", [1, *SEED1[1:]]], "error: deck must be a list of card codes", id="non-string-card"),
-        pytest.param(["new", "g", []], "error: deck is missing 52 card(s): AC 2C 3C 4C 5C", id="empty-deck"),
+        pytest.param(["new", "g", []], "error: deck is missing 52 card(s): AS 2S 3S 4S 5S", id="empty-deck"),
     ],
 )
 def test_rejected_new_keeps_the_game_that_was_there(bad: list[Any], error: str) -> None:
@@ -206,11 +201,97 @@ def test_undo_chain_back_to_the_deal() -> None:
 
 
 def test_status_reports_game_over() -> None:
-    # Seed 2^64-1 deals a classic table with no legal move at all.
-    out = apply_all([["new", "g", 2**64 - 1], ["status", "g"], ["moves", "g"]])
+    # Seed 0 deals a classic table with no legal move at all (SPEC section 3's first vector).
+    out = apply_all([["new", "g", 0], ["status", "g"], ["moves", "g"]])
     assert out[1:] == [{"cleared": 0, "stock": 42, "over": True}, []]
+
+
+@pytest.mark.parametrize(
+    ("seed", "same_as"),
+    [
+        pytest.param(-1, 2**32 - 1, id="minus-1"),
+        pytest.param(2**32 - 1, -1, id="2^32-1"),
+        pytest.param(2**64, 0, id="2^64"),
+        pytest.param(10**30, 10**30 % 2**32, id="10^30"),
+    ],
+)
+def test_any_integer_is_a_seed_modulo_2_to_the_32(seed: int, same_as: int) -> None:
+    assert apply_all([["new", "g", seed]]) == apply_all([["new", "g", same_as]])
+
+
+def test_seed_minus_1_deals_the_spec_vector() -> None:
+    assert apply_all([["new", "g", -1]])[0][:5] == ["7H", "4S", "AS", "JC", "4D"]
+    assert apply_all([["new", "g", 2**64]]) == [["9H", "9D", "10H", "KH", "JS", "10C", "7H", "6C", "KC", "10D"]]
+
+
+@pytest.mark.parametrize(
+    "seed", [True, False, 1.0, 1e30, "1", None], ids=["true", "false", "float", "big-float", "string", "null"]
+)
+def test_seeds_that_are_not_integers_are_usage_errors(seed: object) -> None:
+    assert apply_all([["new", "g", seed]]) == [USAGE["new"]]
 
 
 def test_unknown_strategy_changes_nothing() -> None:
     out = apply_all([["new", "g", SEED1], ["autoplay", "g", "nope"], ["history", "g"]])
     assert out[1:] == ["error: unknown strategy 'nope'", []]
+
+
+# --- numeric decks given as values (SPEC section 8) -----------------------------------------
+
+SUM15_VALUES = [v for v in range(1, 10) for _ in range(4)]  # every sum15 value, ascending
+MIXED = "error: deck must be a list of card codes, or of values for a numeric deck"
+
+
+def test_a_value_deck_takes_suits_in_order_of_appearance() -> None:
+    top = [5, 5, 5, 5, 9, 9, 9, 9, 8, 1, 2, 3]
+    deck = top + [v for v in range(1, 10) for _ in range(4 - top.count(v))]
+    out = apply_all([["new", "s", deck, "sum15"], ["play", "s", [0, 1, 2]], ["table", "s"], ["status", "s"]])
+    assert out == [
+        ["5S", "5H", "5D", "5C", "9S", "9H", "9D", "9C", "8S"],
+        "ok",
+        ["1S", "2S", "3S", "5C", "9S", "9H", "9D", "9C", "8S"],
+        {"cleared": 3, "stock": 24, "over": False},
+    ]
+
+
+@pytest.mark.parametrize("variant", ["grid", "grid100"])
+def test_value_decks_for_every_numeric_variant(variant: str) -> None:
+    top = 9 if variant == "grid" else 25
+    deck = [v for v in range(top, 0, -1) for _ in range(4)]
+    table = apply_all([["new", "n", deck, variant]])[0]
+    assert table[:6] == [f"{top}S", f"{top}H", f"{top}D", f"{top}C", f"{top - 1}S", f"{top - 1}H"]
+
+
+@pytest.mark.parametrize(
+    ("deck", "variant", "error"),
+    [
+        pytest.param(["1S", *SUM15_VALUES[1:]], "sum15", MIXED, id="codes-and-values"),
+        pytest.param([True, *SUM15_VALUES[1:]], "sum15", MIXED, id="bool"),
+        pytest.param([1.0, *SUM15_VALUES[1:]], "sum15", MIXED, id="float"),
+        pytest.param([None, *SUM15_VALUES[1:]], "sum15", MIXED, id="null"),
+        pytest.param([[1], *SUM15_VALUES[1:]], "sum15", MIXED, id="nested-list"),
+        pytest.param([None, 0], "grid", MIXED, id="kind-before-unknown-value"),
+        pytest.param([1, *SEED1[1:]], "classic", "error: deck must be a list of card codes", id="values-for-classic"),
+        pytest.param(list(range(1, 14)) * 4, "pairs", "error: deck must be a list of card codes", id="pairs-values"),
+        pytest.param([0, *SUM15_VALUES[1:]], "sum15", "error: unknown value 0 for variant 'sum15'", id="zero"),
+        pytest.param([10, *SUM15_VALUES[1:]], "sum15", "error: unknown value 10 for variant 'sum15'", id="ten"),
+        pytest.param([-3, *SUM15_VALUES[1:]], "grid", "error: unknown value -3 for variant 'grid'", id="negative"),
+        pytest.param([2**64, 1], "grid100", f"error: unknown value {2**64} for variant 'grid100'", id="huge"),
+        pytest.param([26], "grid100", "error: unknown value 26 for variant 'grid100'", id="grid100-26"),
+        pytest.param(
+            [5, 5, 5, 5, 5, 10], "sum15", "error: unknown value 10 for variant 'sum15'", id="unknown-before-too-often"
+        ),
+        pytest.param([*SUM15_VALUES, 9], "sum15", "error: value 9 appears more than 4 times", id="extra-copy"),
+        pytest.param(
+            [5, 5, 5, 5, 1, 1, 1, 1, 1, 5], "sum15", "error: value 1 appears more than 4 times", id="deck-order"
+        ),
+        pytest.param([5] * 9, "sum15", "error: value 5 appears more than 4 times", id="too-often-before-missing"),
+        pytest.param(SUM15_VALUES[:-1], "sum15", "error: deck is missing 1 card(s): 9", id="one-missing"),
+        pytest.param([9, 9, 9, 9], "grid", "error: deck is missing 32 card(s): 1 1 1 1 2", id="missing-ascending"),
+        pytest.param([1], "grid100", "error: deck is missing 99 card(s): 1 1 1 2 2", id="grid100-missing"),
+        pytest.param([], "sum15", "error: deck is missing 36 card(s): 1S 2S 3S 4S 5S", id="empty-is-a-code-deck"),
+    ],
+)
+def test_rejected_value_deck_keeps_the_game_that_was_there(deck: list[Any], variant: str, error: str) -> None:
+    out = apply_all([["new", "g", SEED1], ["play", "g", [0, 2, 5]], ["new", "g", deck, variant], ["history", "g"]])
+    assert out[2:] == [error, [[0, 2, 5]]]

@@ -304,8 +304,10 @@ def test_counting_tables_are_built_once_per_variant() -> None:
 
 
 def test_registry() -> None:
-    assert sorted(strategy.STRATEGIES) == STRATEGY_NAMES
+    # fair is tested in tests/test_fair.py: it has no slot-space reference game here.
+    assert sorted(strategy.STRATEGIES) == sorted([*STRATEGY_NAMES, "fair"])
     assert strategy.strategy_named("high") is strategy.high_cards_first
+    assert strategy.strategy_named("fair") is strategy.fair_player
 
 
 def test_unknown_strategy_changes_nothing() -> None:

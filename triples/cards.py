@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SUITS: tuple[str, ...] = ("C", "D", "H", "S")
+SUITS: tuple[str, ...] = ("S", "H", "D", "C")  # factory order (SPEC section 3)
 STANDARD_RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 
@@ -31,10 +31,10 @@ class Card:
 
 
 def standard_deck() -> tuple[Card, ...]:
-    """The 52 cards in factory order: suits C, D, H, S, each ace to king."""
+    """The 52 cards in factory order: suits S, H, D, C, each ace to king."""
     return tuple(Card(rank, suit) for suit in SUITS for rank in STANDARD_RANKS)
 
 
 def numeric_deck(top: int) -> tuple[Card, ...]:
-    """Ranks 1..top in each suit, factory order (``1C 2C ... 1D ...``)."""
+    """Ranks 1..top in each suit, factory order (``1S 2S ... 1H ...``)."""
     return tuple(Card(str(rank), suit) for suit in SUITS for rank in range(1, top + 1))

@@ -20,12 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-EXIT_OK = 0
-EXIT_REPLAY_FAILED = 1
-EXIT_BAD_INPUT = 2
-EXIT_INTERNAL_ERROR = 3
-EXIT_INTERRUPTED = 130
-EXIT_BROKEN_PIPE = 141
+from triples.exits import (  # re-exported: commands here and their tests name them as triples.cli's
+    EXIT_BAD_INPUT,
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERNAL_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_REPLAY_FAILED,
+)
 
 _LONG_DIGITS = re.compile(rb"[0-9]{20}|-[0-9]{19}")  # the shortest integers past 64 bits
 
@@ -394,7 +396,7 @@ def show(value: object) -> str:
     return "<too deeply nested to show>" if text is None else text.decode()
 
 
-# ---------------------------------------------------------------- rate (triples/rate.py)
+# ---------------------------------------------------------------- rate (triples/rate/)
 
 
 def import_rate() -> Any:
@@ -423,12 +425,172 @@ register(
         summary="rate seeds: autoplay and best score per deal, with a summary",
         description="Rate seeds: how much the reference player and the best line clear on each deal.",
         example="""\
-example:
-  triples rate --variant classic --seeds 0-99""",
+examples:
+  triples rate --variant classic --seeds 0-99
+  triples rate --seeds 1-100000 --format jsonl --out classic.jsonl --scheduler tcp://head:8786""",
         add_arguments=add_rate_arguments,
         run=rate_command,
     )
 )
+
+
+# ---------------------------------------------------------------- bestrun (triples/pyramid.py)
+
+
+def add_bestrun_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("configs", metavar="CONFIG", nargs="+", help="a Uniscraper config (SPEC section 9)")
+
+
+@command(
+    "bestrun",
+    summary="the best run of Uniscraper pyramid configs",
+    description="""\
+Print the best run of each Uniscraper config (the pyramid solitaire of SPEC
+section 9), one JSON list of positions per line, in the order given: the
+longest run of free cards, each one rank from the last, and among the longest
+the lexicographically smallest list of positions.
+
+A CONFIG is the play card then positions 1..36, each one of 23456789TJQKA or
+'.' for a card that is gone. An invalid config gets one line on stderr,
+"triples bestrun: error: <config>: bad config: <reason>", and no line on
+stdout; the other configs are still answered, and the exit status is 2.""",
+    example="""\
+example:
+  triples bestrun KJQKA2A 'K.'
+  [4,5,6,3,2,1]
+  []""",
+    arguments=add_bestrun_arguments,
+)
+def bestrun_command(args: argparse.Namespace) -> int:
+    import json
+
+    import orjson
+
+    from triples.pyramid import ConfigError, best_run
+
+    status = EXIT_OK
+    for config in args.configs:
+        try:
+            positions = best_run(config)
+        except ConfigError as exc:  # json quotes any config, even one with a lone surrogate
+            report_error("bestrun", f"{json.dumps(config)}: {exc}")
+            status = EXIT_BAD_INPUT
+            continue
+        write(orjson.dumps(positions) + b"\n")
+    return status
+
+
+# ---------------------------------------------------------------- serve (triples/service/)
+
+SERVE_PACKAGES = {"fastapi", "starlette", "uvicorn", "pydantic_settings", "anyio", "h11"}
+
+
+def port_number(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"invalid port: {text!r} (an integer from 0 to 65535)")
+    return int(text)
+
+
+def worker_count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"invalid worker count: {text!r} (an integer from 1)")
+    return int(text)
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)"
+    )
+    parser.add_argument("--port", type=port_number, default=8000, help="port to listen on (default: 8000)")
+    parser.add_argument("--workers", type=worker_count, default=1, help="server processes (default: 1)")
+    parser.add_argument("--no-access-log", dest="access_log", action="store_false", help="do not log each request")
+
+
+@command(
+    "serve",
+    summary="serve the interpreter over HTTP, with the deal explorer page",
+    description="""\
+Serve the interpreter over HTTP (SPEC section 11) until Ctrl-C:
+
+  POST /run     a JSON array of operations -> the JSON array of outputs,
+                exactly what run() (and `triples run`) gives, one fresh
+                session per request; bad requests get {"error": ...}
+                with a 4xx status (400 invalid JSON or not an array,
+                413 body over 1 MiB or more than 10,000 operations)
+  GET  /health  {"ok": true, "version": ...}
+  GET  /        the deal explorer: play a deal in the browser
+  GET  /docs    the OpenAPI page
+
+Listens on 127.0.0.1 (this machine only) unless --host says otherwise.
+Needs the serve extra: pip install 'triples[serve]'.""",
+    example="""\
+example:
+  triples serve --port 8000
+  curl -s localhost:8000/run -d '[["new","g",1],["play","g",[0,2,5]],["status","g"]]'
+  then browse to http://127.0.0.1:8000/?variant=classic&seed=1""",
+    arguments=add_serve_arguments,
+)
+def serve_command(args: argparse.Namespace) -> int:
+    try:
+        from triples.service.server import CannotListen, serve
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in SERVE_PACKAGES:
+            raise
+        raise CommandError(f"needs the serve extra (no module {exc.name}): pip install 'triples[serve]'") from None
+    try:
+        serve(args.host, args.port, args.workers, args.access_log)
+    except CannotListen as exc:
+        raise CommandError(str(exc)) from None
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- quartets (triples/quartets.py)
+
+
+def add_quartets_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "file", metavar="FILE", nargs="?", default=STDIN, help="the watched game; stdin when omitted or '-'"
+    )
+
+
+@command(
+    "quartets",
+    summary="could every player of a watched Quartets game have played fair?",
+    description="""\
+Read a watched Quartets game (SPEC section 10) in the contest format: a first
+line with the number of actions, then one action per line ('x A y sk yes',
+'x A y sk no' or 'x Q s'). Print "yes" when some deal of the cards makes every
+action fair; else "no" and, on the next line, the number of the first action
+after which cheating is certain.
+
+An action that breaks a rule other than the two kinds of cheating, or that no
+deal allows even with lying, gets one line on stderr, "triples quartets:
+error: action <n>: <reason>", and exit status 2.""",
+    example="""\
+example:
+  printf '4\\n1 A 2 3C no\\n2 A 3 3A yes\\n2 A 4 3D yes\\n2 A 1 3C no\\n' | triples quartets
+  no
+  4""",
+    arguments=add_quartets_arguments,
+)
+def quartets_command(args: argparse.Namespace) -> int:
+    from triples.quartets import ContestFormatError, QuartetsError, judge, read_contest
+
+    data = read_input(args.file)
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        raise CommandError(f"{label(args.file)}: not UTF-8 text") from None
+    try:
+        actions = read_contest(text)
+    except ContestFormatError as exc:
+        raise CommandError(f"{label(args.file)}: {exc}") from None
+    try:
+        verdict = judge(actions)
+    except QuartetsError as exc:
+        raise CommandError(str(exc)) from None
+    write(verdict.contest_lines().encode())
+    return EXIT_OK
 
 
 # ---------------------------------------------------------------- the tool

@@ -239,7 +239,46 @@ def _recursion_room(depth: int) -> Iterator[None]:
 def analyse(table: Table) -> SearchResult:
     """Search the table's position to the end. Reads the table only; never changes it."""
     with _recursion_room(len(table.deck_values)):
-        return _Search(table).run()
+        searcher = _Search(table.variant, table.deck_values)
+        searcher.root(table.values, table.next_card, table.cleared)
+        return searcher.run()
+
+
+def analyse_values(variant: Variant, values: Sequence[int], deck: Sequence[int], next_card: int) -> SearchResult:
+    """``analyse`` for a position given as values: ``values`` on the table (0 for an empty
+    slot), the stock ``deck[next_card:]``, nothing cleared yet."""
+    searcher = _Search(variant, deck)
+    searcher.root(values, next_card, 0)
+    with _recursion_room(len(deck) - next_card + len(values)):
+        return searcher.run()
+
+
+class FixedDeck:
+    """Exact best scores of many positions over one deck order, sharing one memo: the fair
+    player scores every candidate move on the same sampled order of the unseen cards, and
+    their positions lie in that one deck's state space."""
+
+    def __init__(self, variant: Variant, deck: Sequence[int]) -> None:
+        """``deck`` holds values, top first; positions index into it."""
+        self._search = _Search(variant, deck)
+
+    def best_gain(self, values: Sequence[int], next_card: int) -> int:
+        """The most cards any line clears from the position with ``values`` on the table (0 for
+        an empty slot) and the stock ``deck[next_card:]``."""
+        searcher = self._search
+        searcher.root(values, next_card, 0)
+        with _recursion_room(searcher.size - next_card + len(values)):
+            return searcher.run().best
+
+    def reaches(self, values: Sequence[int], next_card: int, goal: int) -> bool:
+        """Whether some line clears at least ``goal`` cards from that position. Cheaper than
+        ``best_gain`` when it is not: starting from an incumbent of ``goal - 1`` cuts every
+        state that cannot reach the goal."""
+        searcher = self._search
+        searcher.root(values, next_card, 0)
+        searcher.best = max(searcher.best, goal - 1)
+        with _recursion_room(searcher.size - next_card + len(values)):
+            return searcher.run().best >= goal
 
 
 def best_cleared(table: Table) -> int:
@@ -275,31 +314,38 @@ def slot_line(table: Table, line: Sequence[Combo]) -> list[Move]:
 class _Search:
     """One search from one position. All mutable state lives here; the table is only read."""
 
-    def __init__(self, table: Table) -> None:
-        self.variant = table.variant
-        self.rules = rule = _rules_for(table.variant)
-        self.deck = table.deck_values
-        self.size = len(self.deck)
+    def __init__(self, variant: Variant, deck: Sequence[int]) -> None:
+        self.variant = variant
+        self.rules = _rules_for(variant)
+        self.deck = deck
+        self.size = len(deck)
+        # Entries depend on the deck only, never on the root: every root over this deck
+        # order can share them (``FixedDeck``).
+        self.memo: dict[int, int] = {}
+
+    def root(self, values: Sequence[int], next_card: int, cleared: int) -> None:
+        """Start a search from the position with ``values`` on the table (0 for an empty slot),
+        the stock ``deck[next_card:]`` and ``cleared`` cards already cleared."""
+        rule = self.rules
         top, width = rule.top, rule.width
-        self.counts = rules.histogram(table.values, top)
+        self.counts = rules.histogram(values, top)
         # Every card not yet cleared, on the table or in the stock: the bound's raw material.
         # Refills only move cards from the stock to the table, so moves alone change it.
-        self.remaining = rules.histogram([*table.values, *self.deck[table.next_card :]], top)
+        self.remaining = rules.histogram([*values, *self.deck[next_card:]], top)
         self.key = 0
         for v in range(1, top + 1):
             self.key |= ((1 << self.counts[v]) - 1) << (width * (v - 1))
-        self.start = table.next_card
+        self.start = next_card
         self.on_table = sum(self.counts)
         self.value = sum(v * c for v, c in enumerate(self.remaining))
         # Every dealt card is cleared or on the table, so this is 0 for any table built by
         # push/pop; keeping it makes the answer the table's own cleared plus what is gained.
-        self.base = table.cleared - (table.next_card - self.on_table)
-        self.memo: dict[int, int] = {}
+        self.base = cleared - (next_card - self.on_table)
         self.states = 0
         self.path: list[Combo] = []
-        self.best = table.cleared
+        self.best = cleared
         self.best_line: tuple[Combo, ...] = ()
-        self.cap = table.cleared
+        self.cap = cleared
         # Dual weights for the packing phase (packing_weights), when the root has no stock.
         self.weights: list[float] | None = None
 
@@ -429,6 +475,8 @@ class _Search:
         memo_key = key | p << rule.position_shift
         entry = memo.get(memo_key)
         if entry is not None and (entry & 1 or cleared + (entry >> 1) <= self.best):
+            if cleared + (entry >> 1) > self.best:
+                self.improve(cleared + (entry >> 1))  # settled by an earlier root (``FixedDeck``)
             return entry
         playable = [combo for combo, need in rule.pairs if key & need == need]
         if entry is not None:
@@ -476,7 +524,7 @@ class _Search:
                         break
             elif gained > bound_best:
                 bound_best = gained
-        return self.settle(memo_key, cap, exact_best, bound_best)
+        return self.settle(memo_key, cap, exact_best, bound_best, cleared)
 
     def pack(self, n: int, value: int, key: int, cleared: int) -> int:
         """The same once the stock is empty, where any disjoint combinations can be played in
@@ -490,6 +538,8 @@ class _Search:
         memo_key = key | at_end
         entry = memo.get(memo_key)
         if entry is not None and (entry & 1 or cleared + (entry >> 1) <= self.best):
+            if cleared + (entry >> 1) > self.best:
+                self.improve(cleared + (entry >> 1))  # settled by an earlier root (``FixedDeck``)
             return entry
         counts, top = self.counts, rule.top
         blocked = 0
@@ -563,11 +613,18 @@ class _Search:
                 exact_best = max(exact_best, gained)
             else:
                 bound_best = max(bound_best, gained)
-        return self.settle(memo_key, cap, exact_best, bound_best)
+        return self.settle(memo_key, cap, exact_best, bound_best, cleared)
 
-    def settle(self, memo_key: int, cap: int, exact_best: int, bound_best: int) -> int:
+    def settle(self, memo_key: int, cap: int, exact_best: int, bound_best: int, cleared: int) -> int:
         """Store and return a state's result: exact when the best exact child is at least every
-        child's bound; otherwise only the largest bound is known."""
+        child's bound; otherwise only the largest bound is known.
+
+        Within one root's search the incumbent already holds every exact child's line. A memo
+        shared by several roots (``FixedDeck``) also holds children settled by earlier roots,
+        whose lines this search never walked: their value still raises the incumbent (with the
+        line cut short here, which only ``FixedDeck`` sees: it reports no line)."""
+        if cleared + exact_best > self.best:
+            self.improve(cleared + exact_best)
         found = min(cap, max(exact_best, bound_best))
         entry = found << 1 | (exact_best >= found)
         self.memo[memo_key] = entry

@@ -17,7 +17,7 @@ from triples import rules, strategy
 from triples.cards import Card
 from triples.config import DEFAULT_VARIANT, Variant, variant_named
 from triples.errors import TriplesError
-from triples.shuffle import MAX_SEED, shuffled
+from triples.shuffle import shuffled
 from triples.strategy import DEFAULT_STRATEGY
 from triples.table import Table
 
@@ -56,7 +56,7 @@ Handler = Callable[["Session", Any], Output]
 @dataclass(frozen=True)
 class Operation:
     name: str
-    args: type[Args]
+    args: type[BaseModel]  # Args, or a model of its own for an operation that takes no game id
     handler: Handler
     # Read off the model once: pydantic's class-level ``model_fields`` is slow to reach per call.
     fields: tuple[str, ...] = dataclass_field(init=False)
@@ -73,7 +73,7 @@ class Operation:
             parts.append(field if info.is_required() else f"{field}?")
         return "usage: [" + ", ".join(parts) + "]"
 
-    def parse(self, raw: list[Any]) -> Args:
+    def parse(self, raw: list[Any]) -> BaseModel:
         if not self.required <= len(raw) <= len(self.fields):
             raise OperationError(self.usage)
         try:
@@ -85,7 +85,7 @@ class Operation:
 OPERATIONS: dict[str, Operation] = {}
 
 
-def operation(name: str, args: type[Args] = Args) -> Callable[[Handler], Handler]:
+def operation(name: str, args: type[BaseModel] = Args) -> Callable[[Handler], Handler]:
     """Register a handler under an operation name, with the model its arguments must fit."""
 
     def register(handler: Handler) -> Handler:
@@ -134,11 +134,19 @@ def writable(message: str) -> str:
 
 def deal(variant: Variant, seed_or_deck: int | list[Any]) -> Table:
     """A new table from a seed or from an explicit deck (top card first)."""
-    if isinstance(seed_or_deck, int):
-        if not 0 <= seed_or_deck <= MAX_SEED:
-            raise OperationError(f"seed must be an integer from 0 to {MAX_SEED}")
+    if isinstance(seed_or_deck, int):  # any integer: the generator keeps seed mod 2**32
         return Table(variant, shuffled(variant.cards, seed_or_deck))
-    return Table(variant, parse_deck(variant, seed_or_deck))
+    return Table(variant, explicit_deck(variant, seed_or_deck))
+
+
+def explicit_deck(variant: Variant, items: list[Any]) -> list[Card]:
+    """The cards of an explicit deck: card codes, or for a numeric variant plain values (SPEC
+    section 8). An empty list counts as codes, so it keeps the code deck's "missing" error."""
+    if variant.deck == "numeric" and not all(isinstance(item, str) for item in items):
+        if not all(type(item) is int for item in items):  # bool is an int subclass, not a value
+            raise OperationError(MIXED_DECK)
+        return parse_values(variant, items)
+    return parse_deck(variant, items)
 
 
 def parse_deck(variant: Variant, codes: list[Any]) -> list[Card]:
@@ -156,6 +164,36 @@ def parse_deck(variant: Variant, codes: list[Any]) -> list[Card]:
         seen.add(card)
         cards.append(card)
     missing = [c.code for c in variant.cards if c not in seen]
+    if missing:
+        raise OperationError(f"deck is missing {len(missing)} card(s): {' '.join(missing[:5])}")
+    return cards
+
+
+MIXED_DECK = "deck must be a list of card codes, or of values for a numeric deck"
+
+
+def parse_values(variant: Variant, values: list[int]) -> list[Card]:
+    """A numeric deck given as plain values, top first: the n-th copy of a value gets that
+    value's n-th card in factory order (suits S, H, D, C), so the first 5 is 5S, the second 5H.
+
+    Checked in SPEC section 8's order over the whole list: unknown values, then a value given
+    too often, then missing values (listed ascending, the first five).
+    """
+    copies = variant.copies
+    for v in values:
+        if not 0 < v < len(copies) or not copies[v]:
+            raise OperationError(f"unknown value {v} for variant '{variant.name}'")
+    by_value: dict[int, list[Card]] = {}
+    for card in variant.cards:
+        by_value.setdefault(variant.card_values[card], []).append(card)
+    used = [0] * len(copies)
+    cards: list[Card] = []
+    for v in values:
+        if used[v] == copies[v]:
+            raise OperationError(f"value {v} appears more than {copies[v]} times")
+        cards.append(by_value[v][used[v]])
+        used[v] += 1
+    missing = [str(v) for v in range(1, len(copies)) for _ in range(copies[v] - used[v])]
     if missing:
         raise OperationError(f"deck is missing {len(missing)} card(s): {' '.join(missing[:5])}")
     return cards
@@ -230,3 +268,33 @@ def op_solve(session: Session, args: Args) -> Output:
 
     best, line = search.solve(session.table(args.id))
     return {"best": best, "moves": moves_json(line)}
+
+
+class BestrunArgs(BaseModel):
+    """``["bestrun", config]``: no game id, the whole pyramid is in the config (SPEC section 9)."""
+
+    model_config = ConfigDict(strict=True, frozen=True)
+
+    config: StrictStr
+
+
+@operation("bestrun", BestrunArgs)
+def op_bestrun(session: Session, args: BestrunArgs) -> Output:
+    from triples import pyramid
+
+    return pyramid.best_run(args.config)
+
+
+class QuartetsArgs(BaseModel):
+    """``["quartets", actions]``: no game id, the watched game is the list of action lines."""
+
+    model_config = ConfigDict(strict=True, frozen=True)
+
+    actions: list[StrictStr]
+
+
+@operation("quartets", QuartetsArgs)
+def op_quartets(session: Session, args: QuartetsArgs) -> Output:
+    from triples import quartets
+
+    return quartets.judge(args.actions).as_json()

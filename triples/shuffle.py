@@ -1,4 +1,8 @@
-"""The pinned shuffle: SplitMix64, an unbiased bound, Fisher-Yates. Seeds are forever: never change it."""
+"""The original Triples deal (SPEC section 3): a 32-bit LCG and a backward Fisher-Yates.
+
+Seeds are forever: the games team's service deals with exactly this, and recorded games name
+their tables by seed. Never change it.
+"""
 
 from __future__ import annotations
 
@@ -7,40 +11,29 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-MASK64 = (1 << 64) - 1
-MAX_SEED = MASK64
-_GAMMA = 0x9E3779B97F4A7C15
-_MIX1 = 0xBF58476D1CE4E5B9
-_MIX2 = 0x94D049BB133111EB
+MASK32 = (1 << 32) - 1
+LCG_MULTIPLIER = 1664525
+LCG_INCREMENT = 1013904223
 
 
-def splitmix64(seed: int) -> Iterator[int]:
-    """An endless stream of 64-bit draws from a state equal to ``seed``."""
-    state = seed & MASK64
+def lcg_draws(seed: int) -> Iterator[int]:
+    """The generator's endless draws (0..65535): advance the 32-bit state, yield its high half.
+
+    Any integer is a seed; only ``seed mod 2**32`` matters (Python's ``%``, so -1 is 2**32 - 1).
+    """
+    state = seed & MASK32  # the same as seed % 2**32 for every int, negative ones included
     while True:
-        state = (state + _GAMMA) & MASK64
-        z = state
-        z = ((z ^ (z >> 30)) * _MIX1) & MASK64
-        z = ((z ^ (z >> 27)) * _MIX2) & MASK64
-        yield z ^ (z >> 31)
-
-
-def below(draws: Iterator[int], n: int) -> int:
-    """A uniform integer in ``[0, n)``: draws past the last whole multiple of n are rejected."""
-    limit = (1 << 64) - ((1 << 64) % n)
-    while True:
-        x = next(draws)
-        if x < limit:
-            return x % n
+        state = (LCG_MULTIPLIER * state + LCG_INCREMENT) & MASK32
+        yield state >> 16
 
 
 def shuffled(items: Sequence[T], seed: int) -> list[T]:
-    """A Fisher-Yates shuffle of a copy of ``items`` driven by ``seed``."""
-    if not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"seed must be an integer from 0 to {MAX_SEED}")
+    """A copy of ``items`` (factory order) shuffled as the original service shuffles it."""
     deck = list(items)
-    draws = splitmix64(seed)
+    # Inlined generator: ``new`` deals on every call, and a generator object per draw costs more.
+    state = seed & MASK32
     for i in range(len(deck) - 1, 0, -1):
-        j = below(draws, i + 1)
+        state = (LCG_MULTIPLIER * state + LCG_INCREMENT) & MASK32
+        j = (state >> 16) % (i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck

@@ -262,3 +262,13 @@ def lookahead(table: Table) -> Move | None:
     """The move leaving the most legal moves once its cards are gone (no refill: the stock is
     not looked at); ties to the smallest ascending value list, then the smallest slot list."""
     return lookahead_move(table)
+
+
+@strategy("fair")
+def fair_player(table: Table) -> Move | None:
+    """The move of the best expected cards cleared for a player who cannot see the stock
+    (``triples.fair``: exact expectimax when few cards are unseen, else sampled orders of
+    them); ties to the ``high`` order. Imported on first use: it brings the search along."""
+    from triples import fair
+
+    return fair.fair(table)

@@ -1,0 +1,297 @@
+"""The deal explorer in a real browser: Debian's Chromium, driven by Playwright, against a
+``triples serve`` the tests start on a free port.
+
+Without Chromium (or Playwright) these tests skip, saying how to install it; with
+TRIPLES_REQUIRE_BROWSER=1 (set by .ci/run) they fail instead. TRIPLES_CHROMIUM names another
+browser binary. Each test leaves a screenshot of its last screen in its pytest temp dir.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import SEED1, SEED1_TABLE
+from triples import run
+
+CHROMIUM = os.environ.get("TRIPLES_CHROMIUM", "/usr/bin/chromium")
+REQUIRED = os.environ.get("TRIPLES_REQUIRE_BROWSER") == "1"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WAIT_MS = 15_000
+START_TIMEOUT = 30
+
+SPEC_AFTER_0_2_5 = ["10S", "AH", "5H", "9H", "3C", "8H", "2S", "2D", "AC", "7C"]
+SPEC_AUTOPLAY = [[0, 3, 6], [0, 6, 7], [0, 4, 5], [0, 3, 5]]
+
+
+def missing_tools() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    for module in ("playwright", "fastapi", "uvicorn"):
+        try:
+            __import__(module)
+        except ImportError:
+            return f"no module {module}: pip install -e '.[test]'"
+    if not Path(CHROMIUM).exists():
+        return f"no Chromium at {CHROMIUM}: install it with `apt-get install chromium` (or set TRIPLES_CHROMIUM)"
+    return None
+
+
+def skip_or_fail() -> None:
+    reason = missing_tools()
+    if reason is None:
+        return
+    if REQUIRED:
+        pytest.fail(f"browser tests are required (TRIPLES_REQUIRE_BROWSER=1) but cannot run: {reason}", pytrace=False)
+    pytest.skip(f"browser tests skipped: {reason}")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    skip_or_fail()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "triples", "serve", "--port", str(port), "--no-access-log"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            assert process.poll() is None, process.communicate()[1].decode()
+            try:
+                with urllib.request.urlopen(f"{base}/health", timeout=5):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "triples serve did not answer in time"
+                time.sleep(0.05)
+        yield base
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.communicate(timeout=START_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+
+
+@pytest.fixture(scope="module")
+def browser(server: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """A fresh laptop-sized page; its last screen is saved as tmp_path/<test>.png."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    tab = context.new_page()
+    tab.set_default_timeout(WAIT_MS)
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    tab.screenshot(path=str(tmp_path / f"{request.node.name}.png"), full_page=True)
+    context.close()
+    assert errors == [], "the page's script failed"
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def expect(locator: Any) -> Any:
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(locator)
+
+
+def open_game(page: Any, server: str, query: str = "variant=classic&seed=1") -> None:
+    page.goto(f"{server}/?{query}")
+    expect(page.locator(".card")).not_to_have_count(0)
+    settle(page)
+
+
+def settle(page: Any) -> None:
+    """Wait until the page has no request in flight."""
+    page.wait_for_function("!document.body.classList.contains('busy')")
+
+
+def table(page: Any) -> list[str | None]:
+    codes: list[str] = page.locator(".card").evaluate_all("cards => cards.map(card => card.dataset.code)")
+    return [code or None for code in codes]
+
+
+def click_slots(page: Any, *slots: int) -> None:
+    for slot in slots:
+        page.locator(f'.card[data-slot="{slot}"]').click()
+    settle(page)
+
+
+def scores(page: Any) -> dict[str, str]:
+    return {name: page.locator(f"#{name}").inner_text() for name in ("cleared", "stock", "best", "over")}
+
+
+def history(page: Any) -> list[str]:
+    slots: list[str] = page.locator("#history .slots").all_inner_texts()
+    return slots
+
+
+# ---------------------------------------------------------------- the tests
+
+
+def test_seed_1_deals_the_spec_table_as_cards(page: Any, server: str) -> None:
+    open_game(page, server)
+    assert table(page) == SEED1_TABLE
+    assert scores(page) == {"cleared": "0", "stock": "42", "best": "48", "over": "no"}
+    first = page.locator('.card[data-slot="0"]')
+    assert first.locator(".corner.top").inner_text().split() == ["9", "♦"]
+    assert first.locator(".face").get_attribute("class") == "face red"
+    assert page.locator('.card[data-slot="4"] .face').get_attribute("class") == "face black"  # 3C
+    assert page.locator("#goal").inner_text() == "Take 3 cards that add up to 20"
+
+
+def test_clicking_slots_0_2_5_plays_the_spec_move(page: Any, server: str) -> None:
+    open_game(page, server)
+    click_slots(page, 0, 2)
+    assert page.locator(".card.selected").count() == 2
+    assert page.locator("#selection").inner_text() == "9 + 4 = 13 of 20 · 2/3 picked"
+    click_slots(page, 5)
+    expect(page.locator("#cleared")).to_have_text("3")
+    assert table(page) == SPEC_AFTER_0_2_5
+    assert scores(page) == {"cleared": "3", "stock": "39", "best": "48", "over": "no"}
+    assert history(page) == ["0-2-5"]
+    assert page.url.endswith("/?variant=classic&seed=1&moves=0-2-5")
+
+
+def test_an_illegal_triple_shows_the_error_and_changes_nothing(page: Any, server: str) -> None:
+    open_game(page, server)
+    click_slots(page, 0, 1, 2)  # 9 + 1 + 4
+    expect(page.locator("#message")).to_have_text("error: cards sum to 14, need 20")
+    expect(page.locator(".card.selected")).to_have_count(0)
+    assert table(page) == SEED1_TABLE
+    assert scores(page)["cleared"] == "0"
+    assert history(page) == []
+    assert "moves=" not in page.url
+
+
+def test_undo_takes_back_the_last_move(page: Any, server: str) -> None:
+    open_game(page, server)
+    click_slots(page, 0, 2, 5)
+    expect(page.locator("#cleared")).to_have_text("3")
+    page.locator("#undo").click()
+    expect(page.locator("#cleared")).to_have_text("0")
+    settle(page)
+    assert table(page) == SEED1_TABLE
+    assert history(page) == []
+    assert page.locator("#undo").is_disabled()
+    assert page.url.endswith("/?variant=classic&seed=1")
+
+
+def test_hint_highlights_the_first_move_of_a_solve_line(page: Any, server: str) -> None:
+    solved = run([["new", "g", 1], ["solve", "g"]])[1]
+    open_game(page, server)
+    page.locator("#hint").click()
+    settle(page)
+    hinted = page.locator(".card.hinted").evaluate_all("cards => cards.map(card => Number(card.dataset.slot))")
+    assert hinted == solved["moves"][0]
+    assert page.locator("#message").inner_text().startswith(f"hint: play slots {', '.join(map(str, hinted))}")
+    assert table(page) == SEED1_TABLE  # a hint plays nothing
+
+
+@pytest.mark.parametrize("strategy", ["high", "first"])
+def test_autoplay_plays_to_the_end_with_the_chosen_strategy(page: Any, server: str, strategy: str) -> None:
+    expected = run([["new", "g", 1], ["autoplay", "g", strategy], ["status", "g"]])
+    open_game(page, server)
+    page.locator("#strategy").select_option(strategy)
+    page.locator("#autoplay").click()
+    expect(page.locator("#over")).to_have_text("yes")
+    settle(page)
+    assert history(page) == ["-".join(map(str, move)) for move in expected[1]["moves"]]
+    assert scores(page)["cleared"] == str(expected[2]["cleared"])
+    if strategy == "high":  # SPEC section 7
+        assert expected[1]["moves"] == SPEC_AUTOPLAY
+        assert (page.locator("#status").text_content() or "").split()[:2] == ["cleared", "12"]
+    assert page.locator("#autoplay").is_disabled() and page.locator("#hint").is_disabled()
+
+
+def test_reloading_the_address_reopens_the_same_game(page: Any, server: str, browser: Any) -> None:
+    open_game(page, server)
+    click_slots(page, 0, 2, 5)
+    expect(page.locator("#cleared")).to_have_text("3")
+    page.locator("#autoplay").click()
+    expect(page.locator("#over")).to_have_text("yes")
+    settle(page)
+    seen = (table(page), scores(page), history(page))
+    address = page.url
+    page.reload()
+    expect(page.locator(".card")).not_to_have_count(0)
+    settle(page)
+    assert (page.url, table(page), scores(page), history(page)) == (address, *seen)
+    other = browser.new_page()
+    try:
+        other.goto(address)
+        expect(other.locator("#over")).to_have_text("yes")
+        settle(other)
+        assert (table(other), scores(other), history(other)) == seen
+    finally:
+        other.close()
+
+
+def test_a_pasted_deck_is_dealt_and_kept_in_the_address(page: Any, server: str) -> None:
+    open_game(page, server, "variant=classic&seed=2")
+    page.locator("#deck-toggle").click()
+    page.locator("#deck").fill(" ".join(SEED1))
+    page.locator("#deal-deck").click()
+    expect(page.locator('.card[data-slot="0"]')).to_have_attribute("data-code", SEED1[0])
+    settle(page)
+    assert table(page) == SEED1_TABLE
+    assert page.url.endswith("/?variant=classic&deck=" + ",".join(SEED1))
+    click_slots(page, 0, 2, 5)
+    expect(page.locator("#cleared")).to_have_text("3")
+    page.reload()
+    expect(page.locator("#cleared")).to_have_text("3")
+    assert table(page) == SPEC_AFTER_0_2_5
+
+
+def test_a_phone_width_window_shows_the_whole_table(browser: Any, server: str, tmp_path: Path) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    phone = context.new_page()
+    try:
+        open_game(phone, server, "variant=classic&seed=1&moves=0-2-5")
+        assert table(phone) == SPEC_AFTER_0_2_5
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        for slot in (0, 9):
+            box = phone.locator(f'.card[data-slot="{slot}"]').bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        phone.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
+    finally:
+        context.close()

@@ -1,0 +1,312 @@
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from fractions import Fraction
+from itertools import combinations
+
+import pytest
+
+from triples import fair, rules, run, search, strategy
+from triples.config import VARIANTS, variant_named
+from triples.shuffle import shuffled
+from triples.table import Table
+
+STOCK_VARIANTS = sorted(name for name in VARIANTS if name != "grid100")
+
+
+def dealt(variant: str, seed: int) -> Table:
+    v = variant_named(variant)
+    return Table(v, shuffled(v.cards, seed))
+
+
+# --- the brute-force expectimax: slot combinations, every draw, no memo, exact fractions ----
+
+
+def brute_expected(variant: str, table: list[int], unseen: list[int]) -> Fraction:
+    """Optimal fair play's expected further cards cleared, literally: a refill draws the
+    unseen cards one at a time, each card equally likely; a move is any k slots adding up."""
+    v = variant_named(variant)
+    if unseen and len(table) < v.slots:
+        total = sum(
+            (brute_expected(variant, [*table, card], unseen[:i] + unseen[i + 1 :]) for i, card in enumerate(unseen)),
+            Fraction(0),
+        )
+        return total / len(unseen)
+    best = Fraction(0)
+    for picked in combinations(range(len(table)), v.per_move):
+        if sum(table[i] for i in picked) == v.target:
+            rest = [card for i, card in enumerate(table) if i not in picked]
+            best = max(best, v.per_move + brute_expected(variant, rest, unseen))
+    return best
+
+
+def brute_win(variant: str, table: list[int], unseen: list[int]) -> Fraction:
+    """The largest probability of clearing every card, by the same literal recursion."""
+    v = variant_named(variant)
+    if unseen and len(table) < v.slots:
+        total = sum(
+            (brute_win(variant, [*table, card], unseen[:i] + unseen[i + 1 :]) for i, card in enumerate(unseen)),
+            Fraction(0),
+        )
+        return total / len(unseen)
+    best = Fraction(int(not table and not unseen))
+    for picked in combinations(range(len(table)), v.per_move):
+        if sum(table[i] for i in picked) == v.target:
+            rest = [card for i, card in enumerate(table) if i not in picked]
+            best = max(best, brute_win(variant, rest, unseen))
+    return best
+
+
+def small_positions(variant: str, count: int, most_unseen: int) -> Iterator[tuple[list[int], list[int]]]:
+    """Random full tables with a few cards unseen (the rest of the deck counts as cleared)."""
+    v = variant_named(variant)
+    rng = random.Random(variant)
+    for _ in range(count):
+        deck = list(Table(v, v.cards).deck_values)
+        rng.shuffle(deck)
+        unseen = rng.randint(1, most_unseen)
+        yield deck[: v.slots], deck[v.slots : v.slots + unseen]
+
+
+def counts(variant: str, values: list[int]) -> list[int]:
+    return rules.histogram(values, variant_named(variant).max_value)
+
+
+@pytest.mark.parametrize("variant", STOCK_VARIANTS)
+def test_exact_part_equals_brute_force_expectimax(variant: str) -> None:
+    exact = fair.Expectimax(variant_named(variant))  # one memo for every position: it must stay right
+    checked = 0
+    for table, unseen in small_positions(variant, 12, 3):
+        valued = exact.move_values(counts(variant, table), counts(variant, unseen))
+        assert (
+            abs(
+                exact.expected(counts(variant, table), counts(variant, unseen))
+                - max((value for _, value in valued), default=0.0)
+            )
+            < 1e-9
+        )
+        for combo, value in valued:
+            rest = list(table)
+            for card in combo:
+                rest.remove(card)
+            expected = variant_named(variant).per_move + brute_expected(variant, rest, unseen)
+            assert abs(value - float(expected)) < 1e-9, (table, unseen, combo)
+            checked += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize("variant", ["sum15", "pairs"])  # grid's 12 slots are too many for brute force
+def test_win_probability_equals_brute_force(variant: str) -> None:
+    # Late positions of real games (few cards unseen), where clearing everything can happen.
+    v = variant_named(variant)
+    solver = fair.ExpectimaxWin(v)
+    checked = wins = 0
+    for seed in range(1, 16):
+        table = dealt(variant, seed)
+        while table.stock_size > 3 and (move := strategy.lookahead(table)) is not None:
+            table.push(move)
+        table_values = [x for x in table.values if x]
+        unseen = list(table.deck_values[table.next_card :])
+        value = solver.value(counts(variant, table_values), counts(variant, unseen))
+        assert abs(value.real - float(brute_expected(variant, table_values, unseen))) < 1e-9
+        win = brute_win(variant, table_values, unseen)
+        assert abs(value.imag - float(win)) < 1e-9
+        checked += 1
+        wins += win > 0
+    assert 0 < wins < checked
+
+
+def test_mirror_images_share_an_entry_and_a_value() -> None:
+    v = variant_named("sum15")
+    packing = fair.packing_for(v)
+    assert packing.mirror == 10
+    assert fair.packing_for(variant_named("classic")).mirror == 0
+    table = [1, 1, 2, 5, 6, 8, 9, 9, 4]
+    unseen = [3, 7, 7]
+    mirrored = [10 - x for x in table], [10 - x for x in unseen]
+    exact = fair.Expectimax(v)
+    value = exact.expected(counts("sum15", table), counts("sum15", unseen))
+    entries = len(exact.memo)
+    assert exact.expected(counts("sum15", mirrored[0]), counts("sum15", mirrored[1])) == value
+    assert len(exact.memo) == entries  # the mirror image was already there
+    assert abs(value - float(brute_expected("sum15", table, unseen))) < 1e-9
+
+
+# --- it never peeks -------------------------------------------------------------------------
+
+
+def positions_with_a_stock(variant: str, seeds: range) -> Iterator[Table]:
+    """Positions along lookahead games that still have a stock to hide."""
+    for seed in seeds:
+        table = dealt(variant, seed)
+        while table.stock_size and (move := strategy.lookahead(table)) is not None:
+            yield table
+            table.push(move)
+
+
+def with_stock_shuffled(table: Table, rng: random.Random) -> Table:
+    """The same table, history and cleared over a differently ordered stock."""
+    stock = list(table.stock)
+    rng.shuffle(stock)
+    # Replay the same moves: the dealt part of the deck is unchanged, so they refill alike.
+    replayed = Table(table.variant, [*table.deck[: table.next_card], *stock])
+    for move in table.history():
+        replayed.push(move)
+    assert replayed.values == table.values and replayed.cleared == table.cleared
+    assert replayed.history() == table.history()
+    return replayed
+
+
+@pytest.mark.parametrize(
+    ("variant", "seeds", "samples", "exact_unseen"),
+    [
+        pytest.param("sum15", range(1, 9), fair.DEFAULT_SAMPLES, None, id="sum15-defaults"),
+        pytest.param("grid", range(1, 5), 10, 6, id="grid"),
+        pytest.param("classic", range(1, 5), 10, 9, id="classic"),
+        pytest.param("quads", range(1, 3), 10, 9, id="quads"),
+    ],
+)
+def test_shuffling_the_stock_never_changes_the_move(
+    variant: str, seeds: range, samples: int, exact_unseen: int | None
+) -> None:
+    rng = random.Random(1)
+    sampled = exact = 0
+    for table in positions_with_a_stock(variant, seeds):
+        fair.forget(memos=False)  # no kept choice may answer for the second table
+        choice = fair.choose(table, samples, exact_unseen)
+        fair.forget(memos=False)
+        assert fair.choose(with_stock_shuffled(table, rng), samples, exact_unseen) == choice
+        sampled += not choice.exact
+        exact += choice.exact
+    assert sampled and exact  # both parts were asked
+
+
+def test_the_same_position_gets_the_same_orders_in_every_process() -> None:
+    # blake2b, not hash(): the seed and the orders are pinned, so neither PYTHONHASHSEED, nor
+    # the process, nor --jobs can change a fair move.
+    v = variant_named("sum15")
+    table_counts, unseen_counts = [0, 1, 0, 2, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 1, 2]
+    assert fair.position_seed(v, table_counts, [0, 3, 4, 2, 4, 4, 4, 4, 4, 4], 3) == 4116822425516051009
+    assert fair.sample_orders(v, table_counts, unseen_counts, 30, 3) == [[9, 8, 9], [9, 8, 9], [9, 9, 8]]
+
+
+# --- the sampling's exact search: one memo per order serves every candidate ----------------
+
+
+@pytest.mark.parametrize("variant", ["classic", "sum15", "grid", "quads"])
+def test_fixed_deck_scores_equal_fresh_searches(variant: str) -> None:
+    v = variant_named(variant)
+    for seed in range(1, 6):
+        table = dealt(variant, seed)
+        strategy.play_out(table, strategy.high_cards_first)
+        table = dealt(variant, seed)
+        table.push(rules.legal_moves(table)[0]) if rules.legal_moves(table) else None
+        order = list(table.deck_values[table.next_card :])
+        deck = search.FixedDeck(v, order)
+        base = [x for x in table.values if x]
+        for combo in rules.value_combos(counts(variant, base), v.per_move, v.target):
+            move = rules.first_slots(combo, rules.slots_by_value(table.values))
+            table.push(move)
+            fresh = search.best_cleared(table) - table.cleared
+            refill = min(v.per_move, len(order))
+            assert deck.best_gain(table.values, refill) == fresh, (seed, combo)
+            assert deck.reaches(table.values, refill, fresh)
+            assert not deck.reaches(table.values, refill, fresh + 1)
+            table.pop()
+
+
+def test_sampled_scores_are_exact_best_scores_of_each_order() -> None:
+    v = variant_named("sum15")
+    table = dealt("sum15", 3)
+    table_counts, unseen_counts = fair.seen_counts(table)
+    candidates = fair.playable(v, table_counts)
+    assert len(candidates) > 1
+    totals = fair.sampled_scores(v, table_counts, unseen_counts, 0, candidates, 4)
+    expected = [0] * len(candidates)
+    for order in fair.sample_orders(v, table_counts, unseen_counts, 0, 4):
+        for i, combo in enumerate(candidates):
+            # The dealt cards in front, the sampled order behind them: an ordinary game.
+            other = Table(v, [*table.deck[: table.next_card], *cards_in_order(table, order)])
+            move = rules.first_slots(combo, rules.slots_by_value(other.values))
+            other.push(move)
+            expected[i] += search.best_cleared(other)
+    assert totals == expected
+
+
+def cards_in_order(table: Table, order: list[int]) -> list[object]:
+    """The stock's cards rearranged so that their values come in ``order``."""
+    by_value: dict[int, list[object]] = {}
+    for card in table.stock:
+        by_value.setdefault(table.variant.value(card), []).append(card)
+    return [by_value[value].pop() for value in order]
+
+
+# --- the strategy ---------------------------------------------------------------------------
+
+
+def test_fair_is_registered_and_plays_through_autoplay() -> None:
+    assert strategy.strategy_named("fair") is strategy.fair_player
+    table = dealt("sum15", 2)
+    expected = [list(m) for m in strategy.play_out(table, strategy.fair_player)]
+    out = run([["new", "g", 2, "sum15"], ["autoplay", "g", "fair"], ["status", "g"], ["history", "g"]])
+    assert out[1] == {"moves": expected, "cleared": table.cleared}
+    assert out[2] == {"cleared": table.cleared, "stock": 0 if table.cleared == 36 else table.stock_size, "over": True}
+    assert out[3] == expected
+
+
+@pytest.mark.parametrize("variant", STOCK_VARIANTS)
+def test_play_fair_plays_legal_moves_to_the_end_and_never_beats_best(variant: str) -> None:
+    for seed in range(1, 4):
+        table = dealt(variant, seed)
+        best = search.best_cleared(dealt(variant, seed))
+        cleared = fair.play_fair(table)
+        assert cleared == table.cleared <= best
+        assert not rules.has_legal_move(table)
+        replay = dealt(variant, seed)
+        for move in table.history():
+            replay.push(rules.check_move(replay, list(move)))
+
+
+def test_pairs_fair_play_clears_what_best_play_clears() -> None:
+    # A pairs card pairs with one value only: every order of play ends the same.
+    for seed in range(1, 21):
+        assert fair.play_fair(dealt("pairs", seed)) == search.best_cleared(dealt("pairs", seed))
+
+
+def test_with_nothing_hidden_the_choice_is_the_first_optimal_one_in_high_order() -> None:
+    v = variant_named("sum15")
+    table = dealt("sum15", 5)
+    while table.stock_size:
+        move = strategy.high_cards_first(table)
+        if move is None:
+            pytest.skip("seed 5's high game ends before the stock does")
+        table.push(move)
+    if not rules.has_legal_move(table):
+        pytest.skip("no move left")
+    choice = fair.choose(table)
+    best = search.best_cleared(table)
+    for combo in fair.playable(v, rules.histogram(table.values, 9)):
+        table.push(rules.first_slots(combo, rules.slots_by_value(table.values)))
+        reaches = search.best_cleared(table) == best
+        table.pop()
+        if reaches:
+            assert choice.combo == combo
+            break
+
+
+def test_a_dealt_game_is_won_more_often_than_by_high() -> None:
+    fair_wins = high_wins = 0
+    for seed in range(1, 11):  # 9 wins to 5; benchmarks/fair.py measures 500 deals
+        fair_wins += fair.play_fair(dealt("sum15", seed)) == 36
+        table = dealt("sum15", seed)
+        strategy.play_out(table, strategy.high_cards_first)
+        high_wins += table.cleared == 36
+    assert fair_wins > high_wins
+
+
+def test_no_move_means_none() -> None:
+    table = dealt("sum15", 1)
+    table.values[:] = [1, 1, 1, 1, 2, 2, 2, 2, 3]  # the strategies read only the values
+    assert fair.fair(table) is None
+    assert strategy.fair_player(table) is None

@@ -1,0 +1,216 @@
+"""``triples rate --scheduler``: rows on a Dask cluster equal ``--jobs 1``; resume, a worker that
+dies, Ctrl-C, an unreachable scheduler; and a plain ``triples rate`` never loads Dask.
+
+One LocalCluster of two worker processes (one thread each) serves the module; the command runs
+in subprocesses that connect to it, as it would to a cluster on other hosts.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import psutil
+import pytest
+from distributed import Client, LocalCluster
+
+from tests.test_rate import RATE, SPEED, jsonl_rows, rate_cli
+from triples import __version__
+from triples.config import variant_named
+from triples.rate import rate_seeds
+
+CTRL_C_ON = (  # Python keeps SIGINT ignored if it started ignored (as in a background job)
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from triples.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[tuple[LocalCluster, Client]]:
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL
+        ) as local,
+        Client(local, set_as_default=False) as client,
+    ):
+        yield local, client
+
+
+def reference(variant: str, first: int, last: int) -> list[tuple[Any, ...]]:
+    """What ``--jobs 1`` rates (the same in-process executor), as rows without the per-run columns."""
+    batches = rate_seeds(variant_named(variant), "high", range(first, last + 1), jobs=1)
+    return [(r.seed, r.autoplay, r.best, r.gap, r.won, r.states) for rows in batches for r in rows]
+
+
+def csv_rows(text: str) -> list[tuple[Any, ...]]:
+    header, *lines = text.splitlines()
+    assert header == "seed,autoplay,best,gap,won,states,ms,version"
+    rows = [line.split(",") for line in lines]
+    assert {row[7] for row in rows} == {__version__}
+    return [(int(s), int(a), int(b), int(g), w == "true", int(n)) for s, a, b, g, w, n, *_ in rows]
+
+
+def summary_without_speed(text: str) -> list[str]:
+    *lines, speed = text.splitlines()
+    assert SPEED.fullmatch(speed) or "workers, scheduler tcp://" in speed, speed
+    return lines
+
+
+@pytest.mark.parametrize(("variant", "seeds"), [("sum15", "0-299"), ("classic", "0-199")], ids=["sum15", "classic"])
+def test_rows_on_the_cluster_equal_jobs_1(variant: str, seeds: str, cluster: tuple[LocalCluster, Client]) -> None:
+    address = cluster[0].scheduler_address
+    on_cluster = rate_cli("--variant", variant, "--seeds", seeds, "--format", "csv", "--scheduler", address)
+    in_process = rate_cli("--variant", variant, "--seeds", seeds, "--format", "csv", "--jobs", "1")
+    assert (on_cluster.returncode, in_process.returncode) == (0, 0), on_cluster.stderr
+    assert csv_rows(on_cluster.stdout) == csv_rows(in_process.stdout)
+    assert len(csv_rows(in_process.stdout)) == int(seeds.split("-")[1]) + 1
+    assert summary_without_speed(on_cluster.stderr) == summary_without_speed(in_process.stderr)
+    assert on_cluster.stderr.splitlines()[-1].endswith(f"s, 2 workers, scheduler {address})")
+
+
+def test_resume_on_the_cluster_keeps_the_file_and_shows_mixed_versions(
+    cluster: tuple[LocalCluster, Client], tmp_path: Path
+) -> None:
+    rows = {row[0]: row for row in reference("sum15", 0, 39)}
+    keys = ("seed", "autoplay", "best", "gap", "won", "states")
+
+    def line(seed: int, version: str) -> str:
+        return orjson.dumps({**dict(zip(keys, rows[seed], strict=True)), "ms": 1.5, "version": version}).decode()
+
+    # Seeds 0-9 done, seed 3 by an older release; the run was killed partway through seed 10.
+    partial = tmp_path / "rows"
+    partial.write_text(
+        "".join(line(s, "0.0.9" if s == 3 else __version__) + "\n" for s in range(10)) + line(10, "")[:12]
+    )
+    done = rate_cli("--variant", "sum15", "--seeds", "0-39", "--format", "jsonl", "--out", "rows",
+                    "--scheduler", cluster[0].scheduler_address, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    written = jsonl_rows(partial.read_text())
+    assert [tuple(row[k] for k in keys) for row in written] == [rows[s] for s in range(40)]
+    assert [row["version"] for row in written] == ["0.0.9" if s == 3 else __version__ for s in range(40)]
+    summary = done.stderr.splitlines()
+    assert summary[3:5] == ["resumed: 10 rows already in rows", "deals: 40"]
+    assert summary[-2] == f"mixed versions of triples: {__version__} (39 deals), 0.0.9 (1 deal)"
+    assert summary[-1].startswith("deals per second: ") and "(30 new deals in " in summary[-1]
+
+
+def test_a_worker_killed_mid_run_loses_nothing(cluster: tuple[LocalCluster, Client], tmp_path: Path) -> None:
+    local, client = cluster
+    pids: dict[str, int] = client.run(os.getpid)
+    out = tmp_path / "rows"
+    child = subprocess.Popen([*RATE, "--variant", "classic", "--seeds", "0-1499", "--format", "csv", "--out", "rows",
+                              "--scheduler", local.scheduler_address], cwd=tmp_path, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not (out.exists() and out.read_text().count("\n") >= 2) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert child.poll() is None, "the run ended before a worker could be killed"
+    os.kill(min(pids.values()), signal.SIGKILL)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 0, err
+    assert "Traceback" not in err
+    assert csv_rows(out.read_text()) == reference("classic", 0, 1499)
+    client.wait_for_workers(2, timeout=30)  # the nanny has started a new worker in its place
+    assert min(pids.values()) not in client.run(os.getpid).values()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_an_unreachable_scheduler_is_one_line_and_exit_2_within_the_timeout(tmp_path: Path) -> None:
+    address = f"tcp://127.0.0.1:{free_port()}"
+    start = time.monotonic()
+    done = rate_cli("--seeds", "0-9", "--format", "jsonl", "--out", "rows", "--scheduler", address,
+                    "--scheduler-timeout", "1", cwd=tmp_path)  # fmt: skip
+    assert time.monotonic() - start < 15
+    message = f"--scheduler {address}: cannot reach the scheduler: Timed out trying to connect to {address} after 1 s"
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"triples rate: error: {message}\n")
+    assert not (tmp_path / "rows").exists()
+
+
+def wait_for_rows(path: Path, child: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while not (path.exists() and path.stat().st_size) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert child.poll() is None, child.communicate()
+
+
+def check_interrupted_output(child: subprocess.Popen[str], rows: Path) -> str:
+    """The summary, once checked to be that of an interrupted run that kept whole rows."""
+    out, err = child.communicate(timeout=60)
+    assert (child.returncode, out) == (130, ""), err
+    assert "Traceback" not in err
+    assert err.splitlines()[-1] == "interrupted: rows holds every finished row; the same command goes on from there"
+    written = jsonl_rows(rows.read_text())  # every line whole, or this fails
+    assert [row["seed"] for row in written] == list(range(len(written)))
+    assert err.splitlines()[3] == f"deals: {len(written)}"
+    return err
+
+
+def test_ctrl_c_keeps_the_rows_and_cancels_the_clusters_tasks(
+    cluster: tuple[LocalCluster, Client], tmp_path: Path
+) -> None:
+    local, _ = cluster
+    rows = tmp_path / "rows"
+    child = subprocess.Popen([sys.executable, "-c", CTRL_C_ON, "rate", "--seeds", "0-100000", "--format", "jsonl",
+                              "--out", "rows", "--scheduler", local.scheduler_address], cwd=tmp_path, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    wait_for_rows(rows, child)
+    os.killpg(child.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the command's whole process group
+    check_interrupted_output(child, rows)
+    deadline = time.monotonic() + 20
+    while local.scheduler.tasks and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not local.scheduler.tasks
+
+
+def test_ctrl_c_on_a_local_cluster_stops_its_workers_quietly(tmp_path: Path) -> None:
+    rows = tmp_path / "rows"
+    child = subprocess.Popen([sys.executable, "-c", CTRL_C_ON, "rate", "--seeds", "0-100000", "--format", "jsonl",
+                              "--out", "rows", "--scheduler", "local:2"], cwd=tmp_path, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    wait_for_rows(rows, child)
+    os.killpg(child.pid, signal.SIGINT)  # the local workers get it too, and leave it to the command
+    assert "s, 2 workers, local cluster)" in check_interrupted_output(child, rows)
+    deadline = time.monotonic() + 20
+    while group_alive(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not group_alive(child.pid), "a worker process outlived the command"
+
+
+def group_alive(group: int) -> bool:
+    """Whether a live process (not a zombie waiting for this container's init) is in the group."""
+    for process in psutil.process_iter(["status"]):
+        try:
+            if os.getpgid(process.pid) == group and process.info["status"] != psutil.STATUS_ZOMBIE:
+                return True
+        except ProcessLookupError:
+            continue
+    return False
+
+
+def test_rate_without_scheduler_never_imports_dask(tmp_path: Path) -> None:
+    probe = (
+        "import sys\nfrom triples.cli import main\n"
+        "main(['rate', '--variant', 'sum15', '--seeds', '0-3', '--format', 'jsonl', '--jobs', '2'])\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'dask', 'distributed', 'triples'}))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    modules = orjson.loads(done.stdout.splitlines()[-1].replace("'", '"'))
+    assert "triples.rate.command" in modules
+    assert [m for m in modules if not m.startswith("triples")] == []
+    assert "triples.rate.cluster" not in modules

@@ -1,0 +1,391 @@
+"""The HTTP service, through FastAPI's test client: POST /run answers exactly what run() does,
+byte for byte; every bad request gets ``{"error": ...}`` and its status; the explorer's files
+are served from the package. A few checks run ``triples serve`` itself in a subprocess."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+pytest.importorskip("fastapi", reason="the service needs the serve extra: pip install -e '.[serve]'")
+
+from fastapi.testclient import TestClient
+
+from tests.helpers import SEED1, SEED1_TABLE
+from triples import __version__, cli, run
+from triples.service import ServiceSettings, create_app
+from triples.service import app as service_app
+
+MIB = 1024 * 1024
+TIMEOUT = 30
+ENV = {**os.environ, "COLUMNS": "80"}
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(ServiceSettings())) as test_client:
+        yield test_client
+
+
+def written(outputs: Any) -> bytes:
+    """How `triples run` writes run()'s outputs (cli.run_command)."""
+    return orjson.dumps(outputs) + b"\n"
+
+
+def padded(operations: list[Any], size: int) -> bytes:
+    """``operations`` as a JSON body of exactly ``size`` bytes (JSON whitespace fills it)."""
+    text = orjson.dumps(operations)
+    return text[:-1] + b" " * (size - len(text)) + b"]"
+
+
+# ---------------------------------------------------------------- POST /run is run()
+
+RUN_CASES = {
+    "spec-seed1": [["new", "g", 1], ["play", "g", [5, 0, 2]], ["table", "g"], ["status", "g"], ["history", "g"]],
+    "spec-errors": [["new", "g", 1], ["play", "g", [0, 0, 6]], ["play", "g", [-1, 0, 1]], ["moves", "g"]],
+    "spec-autoplay-best": [["new", "g", 1], ["autoplay", "g"], ["status", "g"], ["new", "g", 1], ["best", "g"]],
+    "spec-pairs": [["new", "p", 2, "pairs"], ["moves", "p"], ["solve", "p"]],
+    "explicit-deck": [["new", 7, SEED1], ["play", 7, [0, 2, 5]], ["undo", 7], ["undo", 7], ["table", 7]],
+    "every-error": [
+        [],
+        [1],
+        ["nope"],
+        ["play", "x", [0, 1, 2]],
+        ["new", "g", 1, "poker"],
+        ["new", "g", True],
+        ["new", "g", [1]],
+        ["autoplay", "g", "random"],
+        "new",
+        None,
+    ],
+    "integers-past-64-bits": [["new", "g", 18446744073709551616], ["new", "g", -1], ["new", "g", 18446744073709551615]],
+    "unicode-names": [["nöpe"], ["new", "g", 1, "clässic"], ["new", "g", ["A♠"]]],
+    "strategies": [["new", "g", 3, "quads"], ["autoplay", "g", "lookahead"], ["history", "g"], ["best", "g"]],
+    "unhashable-names": [[["best"], "g"], [{"solve": 1}, "g"], [None]],
+    "empty": [],
+}
+
+
+@pytest.mark.parametrize("operations", RUN_CASES.values(), ids=RUN_CASES.keys())
+def test_run_answers_exactly_what_run_gives(client: TestClient, operations: list[Any]) -> None:
+    # The standard library writes the request: orjson refuses integers past 64 bits.
+    response = client.post("/run", content=json.dumps(operations).encode())
+    assert (response.status_code, response.headers["content-type"]) == (200, "application/json")
+    assert response.content == written(run(operations))
+
+
+def test_spec_example_over_http(client: TestClient) -> None:
+    response = client.post("/run", content=b'[["new","g",1],["play","g",[5,0,2]],["table","g"],["status","g"]]')
+    assert response.json() == [
+        SEED1_TABLE,
+        "ok",
+        ["10S", "AH", "5H", "9H", "3C", "8H", "2S", "2D", "AC", "7C"],
+        {"cleared": 3, "stock": 39, "over": False},
+    ]
+
+
+def test_each_request_is_a_fresh_session(client: TestClient) -> None:
+    assert client.post("/run", content=b'[["new","g",1]]').status_code == 200
+    assert client.post("/run", content=b'[["table","g"]]').content == b'["error: unknown game"]\n'
+
+
+def test_the_body_is_what_triples_run_prints(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    body = b'[["new","g",18446744073709551616],["new","g",1],["moves","g"],["nope"]]'
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(body)))
+    assert cli.main(["run"]) == 0
+    assert client.post("/run", content=body).content == capsysbinary.readouterr().out
+
+
+def test_the_content_type_of_the_request_does_not_matter(client: TestClient) -> None:
+    # curl -d sends application/x-www-form-urlencoded: the body is still read as JSON.
+    headers = {"content-type": "application/x-www-form-urlencoded"}
+    response = client.post("/run", content=b'[["new","g",1]]', headers=headers)
+    assert response.content == written([SEED1_TABLE])
+
+
+QUICK_CASES = {
+    "small-game": ([["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"]], True),
+    "eight-operations": ([["status", "g"]] * 8, True),
+    "nine-operations": ([["status", "g"]] * 9, False),
+    "best": ([["new", "g", 1], ["best", "g"]], False),
+    "solve": ([["solve", "g"]], False),
+    "autoplay": ([["autoplay", "g"]], False),
+    "not-operations": ([[["best"]], {"best": 1}, "best", []], True),
+}
+
+
+@pytest.mark.parametrize(("operations", "quick"), QUICK_CASES.values(), ids=QUICK_CASES.keys())
+def test_only_surely_quick_requests_run_in_the_event_loop(operations: list[Any], quick: bool) -> None:
+    assert service_app.quick(operations) is quick
+
+
+# ---------------------------------------------------------------- bad requests
+
+
+def chunks(total: int, size: int = 64 * 1024) -> Iterator[bytes]:
+    """A body of ``total`` bytes sent chunked (no Content-Length): a JSON array of spaces."""
+    yield b"["
+    left = total - 2
+    while left > 0:
+        yield b" " * min(size, left)
+        left -= size
+    yield b"]"
+
+
+BAD_JSON = "invalid JSON at line 1, column "
+NOT_ARRAY = "expected a JSON array of operations, got "
+ERROR_CASES: dict[str, tuple[str, str, Any, int, str]] = {
+    "invalid-json": ("POST", "/run", b'[["new","g",1]', 400, BAD_JSON + "15: unexpected end of data"),
+    "trailing-garbage": ("POST", "/run", b"[] x", 400, BAD_JSON + "4: unexpected content after document"),
+    "empty-body": ("POST", "/run", b"", 400, BAD_JSON + "1: Input is a zero-length, empty document"),
+    "not-utf8": ("POST", "/run", b'["\xff"]', 400, BAD_JSON + "1: str is not valid UTF-8: surrogates not allowed"),
+    "lone-surrogate": ("POST", "/run", b'["\\udc00"]', 400, BAD_JSON + "3: invalid high surrogate in string"),
+    "object": ("POST", "/run", b'{"ops": []}', 400, NOT_ARRAY + "an object"),
+    "string": ("POST", "/run", b'"new"', 400, NOT_ARRAY + "a string"),
+    "number": ("POST", "/run", b"3", 400, NOT_ARRAY + "a number"),
+    "boolean": ("POST", "/run", b"true", 400, NOT_ARRAY + "a boolean"),
+    "null": ("POST", "/run", b"null", 400, NOT_ARRAY + "null"),
+    "body-over-1-mib": ("POST", "/run", padded([], MIB + 1), 413, "request body over 1 MiB"),
+    "chunked-body-over-1-mib": ("POST", "/run", "chunked", 413, "request body over 1 MiB"),
+    "10001-operations": (
+        "POST",
+        "/run",
+        orjson.dumps([["status", "g"]] * 10_001),
+        413,
+        "more than 10000 operations (10001)",
+    ),
+    "get-run": ("GET", "/run", None, 405, "method not allowed: GET /run"),
+    "put-run": ("PUT", "/run", b"[]", 405, "method not allowed: PUT /run"),
+    "post-health": ("POST", "/health", b"[]", 405, "method not allowed: POST /health"),
+    "delete-root": ("DELETE", "/", None, 405, "method not allowed: DELETE /"),
+    "unknown-path": ("GET", "/nope", None, 404, "not found: GET /nope"),
+    "post-unknown-path": ("POST", "/run/", b"[]", 404, "not found: POST /run/"),
+    "unknown-static-file": ("GET", "/static/app.js", None, 404, "not found: GET /static/app.js"),
+}
+
+
+@pytest.mark.parametrize(("method", "path", "body", "status", "message"), ERROR_CASES.values(), ids=ERROR_CASES.keys())
+def test_bad_requests_get_a_json_error_and_status(
+    client: TestClient, method: str, path: str, body: Any, status: int, message: str
+) -> None:
+    content = chunks(MIB + 100) if body == "chunked" else body
+    response = client.request(method, path, content=content)
+    assert (response.status_code, response.headers["content-type"]) == (status, "application/json")
+    assert response.content == written({"error": message})
+
+
+def test_405_says_which_methods_are_allowed(client: TestClient) -> None:
+    assert client.get("/run").headers["allow"] == "POST"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [padded([["new", "g", 1], ["status", "g"]], MIB), b"[" + b" " * (MIB - 2) + b"]"],
+    ids=["operations", "only-spaces"],
+)
+def test_a_body_of_exactly_1_mib_is_accepted(client: TestClient, body: bytes) -> None:
+    assert len(body) == MIB
+    response = client.post("/run", content=body)
+    assert (response.status_code, response.content) == (200, written(run(orjson.loads(body))))
+
+
+def test_a_chunked_body_within_the_limit_is_read_whole(client: TestClient) -> None:
+    response = client.post("/run", content=chunks(MIB))
+    assert (response.status_code, response.content) == (200, b"[]\n")
+
+
+def test_10000_operations_are_accepted(client: TestClient) -> None:
+    operations = [["new", "g", 1], *[["status", "g"]] * 9_999]
+    response = client.post("/run", content=orjson.dumps(operations))
+    assert (response.status_code, response.content) == (200, written(run(operations)))
+
+
+def test_a_defect_is_a_json_500_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(operations: object) -> list[Any]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(service_app, "run", broken)
+    with TestClient(create_app(ServiceSettings()), raise_server_exceptions=False) as test_client:
+        response = test_client.post("/run", content=b"[]")
+    assert (response.status_code, response.json()) == (500, {"error": "internal error (RuntimeError)"})
+
+
+# ---------------------------------------------------------------- settings are the app's own
+
+
+def test_limits_come_from_the_settings_of_each_app() -> None:
+    small = TestClient(create_app(ServiceSettings(max_body_bytes=60, max_operations=2)))
+    default = TestClient(create_app(ServiceSettings()))
+    three = orjson.dumps([["new", "g", 1], ["status", "g"], ["best", "g"]])
+    assert small.post("/run", content=three).json() == {"error": "more than 2 operations (3)"}
+    assert small.post("/run", content=padded([], 61)).json() == {"error": "request body over 60 bytes"}
+    assert default.post("/run", content=three).content == written(run(orjson.loads(three)))
+
+
+def test_settings_are_strict_and_frozen() -> None:
+    with pytest.raises(ValueError, match="max_body_bytes"):
+        ServiceSettings(max_body_bytes=0)
+    with pytest.raises(ValueError, match="frozen"):
+        ServiceSettings().max_operations = 5  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------- health, docs, the explorer's files
+
+
+def test_health(client: TestClient) -> None:
+    response = client.get("/health")
+    assert (response.status_code, response.content) == (200, written({"ok": True, "version": __version__}))
+
+
+def test_the_openapi_page_describes_run(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    assert set(schema["paths"]) == {"/run", "/health"}
+    assert schema["paths"]["/run"]["post"]["requestBody"]["required"] is True
+
+
+@pytest.mark.parametrize(
+    ("path", "media_type", "marker"),
+    [
+        ("/", "text/html; charset=utf-8", b'<script src="/static/explorer.js" defer></script>'),
+        ("/static/explorer.css", "text/css; charset=utf-8", b".card"),
+        ("/static/explorer.js", "text/javascript; charset=utf-8", b'fetch("/run"'),
+    ],
+    ids=["page", "css", "script"],
+)
+def test_the_explorer_files_are_served_from_the_package(
+    client: TestClient, path: str, media_type: str, marker: bytes
+) -> None:
+    response = client.get(path)
+    assert (response.status_code, response.headers["content-type"]) == (200, media_type)
+    assert marker in response.content
+    name = "index.html" if path == "/" else path.rsplit("/", 1)[1]
+    assert response.content == (Path(service_app.__file__).parent / "static" / name).read_bytes()
+
+
+def test_the_explorer_needs_nothing_from_outside() -> None:
+    static = Path(service_app.__file__).parent / "static"
+    for path in static.iterdir():
+        text = path.read_text()
+        # The only URL in the files is the SVG namespace of the inline favicon, never fetched.
+        assert text.replace("http://www.w3.org/2000/svg", "").count("http") == 0, path.name
+        assert "@import" not in text and "//cdn" not in text, path.name
+    script = (static / "explorer.js").read_text()
+    assert script.count("fetch(") == 1 and 'fetch("/run"' in script
+
+
+# ---------------------------------------------------------------- triples serve
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def wait_for_health(port: int, server: subprocess.Popen[bytes]) -> bytes:
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        assert server.poll() is None, server.communicate()[1].decode()
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as response:
+                body: bytes = response.read()
+                return body
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError("the server did not answer in time")
+
+
+def test_serve_answers_then_stops_cleanly_on_ctrl_c() -> None:
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "triples", "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ENV,
+    )
+    try:
+        assert wait_for_health(port, server) == written({"ok": True, "version": __version__})
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/run", data=b'[["new","g",1]]', method="POST")
+        with urllib.request.urlopen(request, timeout=5) as response:
+            assert response.read() == written([SEED1_TABLE])
+        server.send_signal(signal.SIGINT)
+        _, stderr = server.communicate(timeout=TIMEOUT)
+    finally:
+        server.kill() if server.poll() is None else None
+    assert server.returncode in (0, 130), stderr.decode()
+    assert "Traceback" not in stderr.decode()
+    assert f"Uvicorn running on http://127.0.0.1:{port}" in stderr.decode()
+
+
+def test_serve_refuses_a_taken_port_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        status = cli.main(["serve", "--port", str(port)])
+    assert (status, capsys.readouterr()) == (
+        2,
+        ("", f"triples serve: error: cannot listen on 127.0.0.1:{port}: Address already in use\n"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--port", "65536"], "argument --port: invalid port: '65536' (an integer from 0 to 65535)"),
+        (["--port", "http"], "argument --port: invalid port: 'http' (an integer from 0 to 65535)"),
+        (["--workers", "0"], "argument --workers: invalid worker count: '0' (an integer from 1)"),
+        (["--threads", "2"], "unrecognized arguments: --threads 2"),
+    ],
+    ids=["port-too-high", "port-not-a-number", "no-workers", "unknown-option"],
+)
+def test_serve_usage_errors(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
+    assert cli.main(["serve", *args]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err.splitlines()[-1]) == ("", f"triples serve: error: {message}")
+
+
+def test_serve_help_has_an_example(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    assert cli.main(["serve", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "--host HOST" in text and "--workers WORKERS" in text and "(default: 127.0.0.1" in text
+    assert "example:\n  triples serve --port 8000\n  curl -s localhost:8000/run -d" in text
+
+
+def test_serve_without_the_extra_says_how_to_install_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delitem(sys.modules, "triples.service.server", raising=False)
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if not installed
+    assert cli.main(["serve"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        "triples serve: error: needs the serve extra (no module uvicorn): pip install 'triples[serve]'\n",
+    )
+
+
+def test_triples_run_does_not_import_the_web_stack(tmp_path: Path) -> None:
+    (tmp_path / "ops.json").write_bytes(b'[["new","g",1]]')
+    probe = (
+        "import sys\nfrom triples.cli import main\nmain(['run', 'ops.json'])\n"
+        "print(sorted(m for m in ('fastapi', 'starlette', 'uvicorn', 'triples.service') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, timeout=TIMEOUT, cwd=tmp_path)
+    assert done.stdout.decode().splitlines()[-1] == "[]"

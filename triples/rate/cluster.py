@@ -1,0 +1,158 @@
+# mypy: disallow-untyped-calls=False
+# (distributed has no type hints for its client API)
+"""Rating on a Dask cluster (dask.distributed): the executor behind ``--scheduler``.
+
+Imported only when ``--scheduler`` is given, so a plain ``triples rate`` never loads Dask. The
+batches are the process pool's, submitted as Dask tasks and collected in submission order, so
+the rows are the same. Dask reruns the tasks of a worker that dies; a Ctrl-C cancels whatever
+the cluster still holds of this run. Workers import triples themselves: every worker needs the
+same version installed (each row carries the version that rated it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import signal
+from collections import deque
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+import dask
+from distributed import Client, Future, KilledWorker, LocalCluster
+from distributed.comm.core import connect as open_comm
+
+from triples.rate.errors import BadInput, ClusterError
+from triples.rate.executors import BATCHES_IN_FLIGHT_PER_JOB, RateBatch, in_submission_order
+from triples.rate.rows import Row, installed_version
+
+# Dask's own reports (a worker lost and restarted, a closing comm) would mix with the summary
+# on stderr; what matters of them reaches the user as rows, or as one error line.
+QUIET = logging.CRITICAL
+# Throughput settings for a cluster of our own (a shared scheduler keeps its owner's settings):
+# the workers' stack sampler, every 10 ms, competes with the rating for each worker's GIL; and
+# the batches, few and bounded by in_submission_order, may all wait on the workers instead of
+# each one going out when the last comes back.
+LOCAL_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.scheduler.worker-saturation": math.inf,
+}
+
+
+class OnCluster:
+    """The executor: batches as tasks of one Dask client."""
+
+    def __init__(self, client: Client, where: str) -> None:
+        self.client = client
+        self.where = where
+
+    @property
+    def label(self) -> str:
+        return f"{self.workers} workers, {self.where}"
+
+    @property
+    def workers(self) -> int:
+        """Worker threads now in the cluster (at least 1): batches are sized for them."""
+        threads: dict[str, int] = self.client.nthreads()
+        return max(1, sum(threads.values()))
+
+    def rate(self, rate: RateBatch, batches: Iterable[list[int]]) -> Iterator[list[Row]]:
+        in_flight = self.workers * BATCHES_IN_FLIGHT_PER_JOB
+        # The latest submissions, which include every unfinished one; older futures are let go,
+        # so that the cluster can forget their rows once they are written.
+        latest: deque[Future[list[Row]]] = deque(maxlen=in_flight)
+
+        def submit(batch: list[int]) -> Future[list[Row]]:
+            future = self.client.submit(rate, batch, pure=False)
+            latest.append(future)
+            return future
+
+        try:
+            yield from in_submission_order(submit, batches, in_flight)
+        except ImportError as exc:
+            raise ClusterError(f"a worker cannot import triples ({exc}): {INSTALL_HINT}") from None
+        except KilledWorker as exc:  # the same batch took down worker after worker
+            raise ClusterError(f"the cluster gave up on a batch: {first_line(exc)}") from None
+        finally:
+            unfinished = [future for future in latest if not future.done()]
+            if unfinished:
+                self.client.cancel(unfinished)
+
+
+INSTALL_HINT = f"install triples {installed_version()} on every worker"
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def ignore_interrupts(worker: Any = None) -> None:
+    """Ctrl-C reaches this machine's whole process group: only the command acts on it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+dask_setup = ignore_interrupts  # run by each local worker that preloads this module
+
+
+async def probe(address: str, timeout: float) -> None:
+    comm = await open_comm(address, timeout=timeout)
+    await comm.close()
+
+
+def reach(address: str, timeout: float) -> None:
+    """Fail in one line, within ``timeout``, when nothing answers at ``address``.
+
+    A Client that fails to connect leaves a half-built object whose clean-up prints a traceback
+    at exit; a bare connection first avoids building one for an address that is not there.
+    """
+    try:
+        asyncio.run(probe(address, timeout))
+    except (OSError, ValueError, TypeError) as exc:
+        raise BadInput(f"--scheduler {address}: cannot reach the scheduler: {first_line(exc)}") from None
+
+
+@contextmanager
+def connect(scheduler: str, local_workers: int | None, timeout: float) -> Iterator[OnCluster]:
+    """A client of the scheduler at ``scheduler``, or of a LocalCluster of ``local_workers``,
+    whose workers have been checked to import triples; closed (and the local cluster with it)
+    on leaving."""
+    logging.getLogger("distributed").setLevel(QUIET)
+    with ExitStack() as stack:
+        if local_workers is None:
+            reach(scheduler, timeout)
+            client = stack.enter_context(Client(scheduler, timeout=timeout, set_as_default=False))
+            where = f"scheduler {scheduler}"
+        else:
+            with dask.config.set(LOCAL_CONFIG):  # read by the scheduler and handed to each worker
+                cluster = LocalCluster(
+                    n_workers=local_workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",  # a random free port: 8787 may be another cluster's
+                    silence_logs=QUIET,
+                    preload=[__name__],
+                )
+            stack.enter_context(cluster)
+            client = stack.enter_context(Client(cluster, set_as_default=False))
+            where = "local cluster"
+        executor = OnCluster(client, where)
+        check_workers(client, scheduler, timeout)
+        yield executor
+
+
+def check_workers(client: Client, scheduler: str, timeout: float) -> None:
+    """Wait for a first worker, and load triples on every worker before the clock starts (a
+    forked pool has it loaded already)."""
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except TimeoutError:
+        raise BadInput(f"--scheduler {scheduler}: no worker joined the scheduler in {timeout:g} s") from None
+    try:
+        client.run(installed_version)
+    except Exception as exc:  # whatever the worker raised, typically ModuleNotFoundError
+        raise ClusterError(
+            f"a worker cannot run triples ({type(exc).__name__}: {first_line(exc)}): {INSTALL_HINT}"
+        ) from None
