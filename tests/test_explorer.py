@@ -227,7 +227,7 @@ def test_hint_highlights_the_first_move_of_a_solve_line(page: Any, server: str) 
     assert table(page) == SEED1_TABLE  # a hint plays nothing
 
 
-@pytest.mark.parametrize("strategy", ["high", "first"])
+@pytest.mark.parametrize("strategy", ["high", "first", "fair"])
 def test_autoplay_plays_to_the_end_with_the_chosen_strategy(page: Any, server: str, strategy: str) -> None:
     expected = run([["new", "g", 1], ["autoplay", "g", strategy], ["status", "g"]])
     open_game(page, server)

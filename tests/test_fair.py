@@ -197,11 +197,12 @@ def test_the_same_position_gets_the_same_orders_in_every_process() -> None:
 @pytest.mark.parametrize("variant", ["classic", "sum15", "grid", "quads"])
 def test_fixed_deck_scores_equal_fresh_searches(variant: str) -> None:
     v = variant_named(variant)
-    for seed in range(1, 6):
+    roots = 0
+    for seed in range(1, 11):
+        # Every candidate after one opening move: several roots over one deck, one memo.
         table = dealt(variant, seed)
-        strategy.play_out(table, strategy.high_cards_first)
-        table = dealt(variant, seed)
-        table.push(rules.legal_moves(table)[0]) if rules.legal_moves(table) else None
+        if opening := rules.legal_moves(table):
+            table.push(opening[0])
         order = list(table.deck_values[table.next_card :])
         deck = search.FixedDeck(v, order)
         base = [x for x in table.values if x]
@@ -214,6 +215,8 @@ def test_fixed_deck_scores_equal_fresh_searches(variant: str) -> None:
             assert deck.reaches(table.values, refill, fresh)
             assert not deck.reaches(table.values, refill, fresh + 1)
             table.pop()
+            roots += 1
+    assert roots > 10
 
 
 def test_sampled_scores_are_exact_best_scores_of_each_order() -> None:
@@ -272,6 +275,8 @@ def test_pairs_fair_play_clears_what_best_play_clears() -> None:
     # A pairs card pairs with one value only: every order of play ends the same.
     for seed in range(1, 21):
         assert fair.play_fair(dealt("pairs", seed)) == search.best_cleared(dealt("pairs", seed))
+        fair_game = strategy.play_out(dealt("pairs", seed), strategy.fair_player)
+        assert fair_game == strategy.play_out(dealt("pairs", seed), strategy.high_cards_first)
 
 
 def test_with_nothing_hidden_the_choice_is_the_first_optimal_one_in_high_order() -> None:

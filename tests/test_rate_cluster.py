@@ -77,6 +77,22 @@ def test_rows_on_the_cluster_equal_jobs_1(variant: str, seeds: str, cluster: tup
     assert on_cluster.stderr.splitlines()[-1].endswith(f"s, 2 workers, scheduler {address})")
 
 
+def test_difficulty_columns_on_the_cluster_equal_jobs_1(cluster: tuple[LocalCluster, Client]) -> None:
+    # The opt-in columns ride in the same batch task: the workers compute fair, p_random, band.
+    args = ("--variant", "classic", "--seeds", "1-6", "--difficulty", "--format", "jsonl")
+    on_cluster = rate_cli(*args, "--scheduler", cluster[0].scheduler_address)
+    in_process = rate_cli(*args, "--jobs", "1")
+    assert (on_cluster.returncode, in_process.returncode) == (0, 0), on_cluster.stderr
+    per_run = ("ms", "version")
+    cluster_rows, process_rows = (
+        [{k: v for k, v in row.items() if k not in per_run} for row in jsonl_rows(done.stdout)]
+        for done in (on_cluster, in_process)
+    )
+    assert cluster_rows == process_rows
+    assert [row["band"] for row in cluster_rows] == ["medium", "easy", "easy", "easy", "medium", "easy"]
+    assert summary_without_speed(on_cluster.stderr) == summary_without_speed(in_process.stderr)
+
+
 def test_resume_on_the_cluster_keeps_the_file_and_shows_mixed_versions(
     cluster: tuple[LocalCluster, Client], tmp_path: Path
 ) -> None:

@@ -434,6 +434,44 @@ examples:
 )
 
 
+# ---------------------------------------------------------------- pick (triples/rate/pick.py)
+
+
+def import_pick() -> Any:
+    import_rate()  # the same refusal when the rate package is missing
+    import importlib
+
+    return importlib.import_module("triples.rate.pick")
+
+
+def add_pick_arguments(parser: argparse.ArgumentParser) -> None:
+    import_pick().add_arguments(parser)
+
+
+def pick_command(args: argparse.Namespace) -> int:
+    status: int = import_pick().main(args)
+    return status
+
+
+register(
+    Command(
+        "pick",
+        summary="pick the first deals of a difficulty band: easy, medium or hard",
+        description="""\
+Pick deals by difficulty: rate seeds in order (as rate --difficulty does) and print the
+first N of the band. easy: the high strategy reaches best; medium: the fair player, who
+cannot see the stock, does and high does not; hard: only perfect information does.""",
+        example="""exit status: 0 found N deals, 1 the range holds fewer (those found are printed), 2 bad input
+
+examples:
+  triples pick --variant sum15 --seeds 1-500 --band medium --count 5
+  triples pick --variant classic --seeds 1-10000 --band hard --min-best 45 --out classic.jsonl --format jsonl""",
+        add_arguments=add_pick_arguments,
+        run=pick_command,
+    )
+)
+
+
 # ---------------------------------------------------------------- bestrun (triples/pyramid.py)
 
 
@@ -599,8 +637,8 @@ def quartets_command(args: argparse.Namespace) -> int:
 TOOL_DESCRIPTION = "Triples: a rules engine and exact solver for sum solitaires."
 TOOL_EPILOG = """\
 exit status:
-  0 ok, 1 a replayed fixture failed, 2 bad input or usage, 3 internal error,
-  130 interrupted, 141 stdout closed early
+  0 ok, 1 a replayed fixture failed or pick found too few deals,
+  2 bad input or usage, 3 internal error, 130 interrupted, 141 stdout closed early
 
 examples:
   echo '[["new","g",1],["status","g"]]' | triples run

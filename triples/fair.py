@@ -23,6 +23,10 @@ combination), and each candidate is scored on each order by the exact search of
 candidate with the best total wins; ties go to the ``high`` order. The orders come from a
 generator seeded with what the player sees (table, cleared and unseen multisets), so one
 position always gets one move, whatever the stock, the process or the number of jobs.
+
+With nothing unseen the deterministic search is exact (``_open_choice``). In pairs every
+candidate is worth the same (a card pairs with one value only), so ``high``'s choice is
+taken without search. Choices are kept per seen position, and the exact memo across games.
 """
 
 from __future__ import annotations
@@ -407,7 +411,10 @@ def _choose(
     exact_unseen: int,
 ) -> Choice:
     candidates = playable(variant, table_counts)
-    if len(candidates) <= 1:
+    if len(candidates) <= 1 or variant.per_move == 2:
+        # With two cards a move, a card pairs with one value only: two moves are disjoint or
+        # interchangeable, every order of play clears the same cards, and every candidate is
+        # worth the same. The tie goes to the first in high order.
         return Choice(candidates[0] if candidates else None, True, ())
     u = sum(unseen_counts)
     if u == 0:

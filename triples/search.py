@@ -11,11 +11,14 @@ a field of ``width`` bits in which its count c is the c lowest bits set. That ma
 value combination be played here" a single ``key & need == need``, and the key (with the stock
 position above it) is the memo key.
 
-Cleared is a function of the state (every dealt card is either cleared or on the table, so
-cleared = stock position - cards on the table), so the memo holds what a state can still
-clear, independent of how it was reached. Entries are always true upper bounds; the low bit
-says whether the bound is also the exact value. A subtree cut short by the incumbent yields a
-bound only, so the answer stays exact however the memo is reused.
+The memo holds what a state can still clear, independent of how it was reached. Entries are
+always true upper bounds; the low bit says whether the bound is also the exact value. A
+subtree cut short by the incumbent yields a bound only, so the answer stays exact however the
+memo is reused. While the stock lasts, cleared is a function of the state (every dealt card is
+cleared or on the table); in the packing phase it is not (a card set aside is not cleared), and
+a memo shared by several roots (``FixedDeck``) holds states no walk of this root reached. So
+an exact entry used without walking it raises the incumbent when it beats it, and the line is
+completed afterwards from that state (``_Search.improve_through``, ``_Search.line_from``).
 
 Once the stock is empty the order of moves no longer matters: any set of disjoint
 combinations can be played in any order. There the search packs instead: it takes the smallest
@@ -261,6 +264,7 @@ class FixedDeck:
     def __init__(self, variant: Variant, deck: Sequence[int]) -> None:
         """``deck`` holds values, top first; positions index into it."""
         self._search = _Search(variant, deck)
+        self._search.lines = False
 
     def best_gain(self, values: Sequence[int], next_card: int) -> int:
         """The most cards any line clears from the position with ``values`` on the table (0 for
@@ -311,6 +315,10 @@ def slot_line(table: Table, line: Sequence[Combo]) -> list[Move]:
     return moves
 
 
+_PLAYABLE: dict[Variant, dict[int, list[Combo]]] = {}
+PLAYABLE_KEPT = 500_000
+
+
 class _Search:
     """One search from one position. All mutable state lives here; the table is only read."""
 
@@ -322,6 +330,13 @@ class _Search:
         # Entries depend on the deck only, never on the root: every root over this deck
         # order can share them (``FixedDeck``).
         self.memo: dict[int, int] = {}
+        # Whether ``run`` completes a line found through the memo (``FixedDeck`` needs none).
+        self.lines = True
+        # The playable combinations of each table seen: one table recurs under many stock
+        # positions, and across searches of one variant.
+        self.playable = _PLAYABLE.setdefault(variant, {})
+        if len(self.playable) > PLAYABLE_KEPT:
+            self.playable.clear()
 
     def root(self, values: Sequence[int], next_card: int, cleared: int) -> None:
         """Start a search from the position with ``values`` on the table (0 for an empty slot),
@@ -345,6 +360,8 @@ class _Search:
         self.path: list[Combo] = []
         self.best = cleared
         self.best_line: tuple[Combo, ...] = ()
+        # The state the incumbent's line goes on from, when it was found in the memo.
+        self.pending: tuple[int, int] | None = None
         self.cap = cleared
         # Dual weights for the packing phase (packing_weights), when the root has no stock.
         self.weights: list[float] | None = None
@@ -438,7 +455,7 @@ class _Search:
             line.append(combo)
         cleared = self.base + self.start - n
         if cleared > self.best:
-            self.best, self.best_line = cleared, tuple(line)
+            self.best, self.best_line, self.pending = cleared, tuple(line), None
 
     def run(self) -> SearchResult:
         p, n = self.start, self.on_table
@@ -454,10 +471,34 @@ class _Search:
         if self.best < self.cap:
             with suppress(_Stop):
                 self.search(p, n, self.value, self.key)
+        if self.pending is not None and self.lines:
+            self.best_line += self.line_from(*self.pending)
         return SearchResult(best=self.best, states=self.states, line=self.best_line, bound=self.cap)
 
+    def line_from(self, key: int, p: int) -> tuple[Combo, ...]:
+        """A best line from a state the memo settled: a fresh search of it (whose own line is
+        complete, rebuilt the same way from deeper states if need be)."""
+        fields = self.rules.fields
+        values = [v for v in range(1, self.rules.top + 1) for _ in range((key & fields[v]).bit_count())]
+        rebuilt = _Search(self.variant, self.deck)
+        rebuilt.root(values, p, 0)
+        return rebuilt.run().line
+
     def improve(self, cleared: int) -> None:
-        self.best, self.best_line = cleared, tuple(self.path)
+        self.best, self.best_line, self.pending = cleared, tuple(self.path), None
+        if cleared >= self.cap:
+            raise _Stop
+
+    def improve_through(self, cleared: int, key: int, p: int, combo: Combo | None) -> None:
+        """A new incumbent of ``cleared`` through a state settled exactly in the memo (after
+        ``combo``, when given, from the current path), whose line this search never walked:
+        the state is kept, and ``run`` rebuilds the line from it.
+
+        A state's memo entry is what it can still clear, but in the packing phase one state
+        is reached with different totals cleared (a card set aside is not cleared), and a
+        memo shared by several roots (``FixedDeck``) holds states settled by earlier roots."""
+        path = tuple(self.path) if combo is None else (*self.path, combo)
+        self.best, self.best_line, self.pending = cleared, path, (key, p)
         if cleared >= self.cap:
             raise _Stop
 
@@ -476,9 +517,11 @@ class _Search:
         entry = memo.get(memo_key)
         if entry is not None and (entry & 1 or cleared + (entry >> 1) <= self.best):
             if cleared + (entry >> 1) > self.best:
-                self.improve(cleared + (entry >> 1))  # settled by an earlier root (``FixedDeck``)
+                self.improve_through(cleared + (entry >> 1), key, p, None)
             return entry
-        playable = [combo for combo, need in rule.pairs if key & need == need]
+        playable = self.playable.get(key)
+        if playable is None:
+            playable = self.playable[key] = [combo for combo, need in rule.pairs if key & need == need]
         if entry is not None:
             cap = entry >> 1
         elif not playable:
@@ -511,6 +554,8 @@ class _Search:
                 path.append(combo)
                 result = self.search(child_p, child_n, child_value, child)
                 path.pop()
+            elif cleared + k + (result >> 1) > self.best:
+                self.improve_through(cleared + k + (result >> 1), child, child_p, combo)
             for w in refill:
                 counts[w] -= 1
             for v in combo:
@@ -524,7 +569,7 @@ class _Search:
                         break
             elif gained > bound_best:
                 bound_best = gained
-        return self.settle(memo_key, cap, exact_best, bound_best, cleared)
+        return self.settle(memo_key, cap, exact_best, bound_best)
 
     def pack(self, n: int, value: int, key: int, cleared: int) -> int:
         """The same once the stock is empty, where any disjoint combinations can be played in
@@ -539,7 +584,7 @@ class _Search:
         entry = memo.get(memo_key)
         if entry is not None and (entry & 1 or cleared + (entry >> 1) <= self.best):
             if cleared + (entry >> 1) > self.best:
-                self.improve(cleared + (entry >> 1))  # settled by an earlier root (``FixedDeck``)
+                self.improve_through(cleared + (entry >> 1), key, self.size, None)
             return entry
         counts, top = self.counts, rule.top
         blocked = 0
@@ -593,6 +638,9 @@ class _Search:
                 path.append(combo)
                 result = self.pack(n - k, value - target, child, cleared + k)
                 path.pop()
+            elif cleared + k + (result >> 1) > self.best:
+                # A _Stop here leaves counts changed: the search is over, the rebuild reads the key.
+                self.improve_through(cleared + k + (result >> 1), child, self.size, combo)
             for v in combo:
                 counts[v] += 1
             gained = k + (result >> 1)
@@ -613,18 +661,12 @@ class _Search:
                 exact_best = max(exact_best, gained)
             else:
                 bound_best = max(bound_best, gained)
-        return self.settle(memo_key, cap, exact_best, bound_best, cleared)
+        return self.settle(memo_key, cap, exact_best, bound_best)
 
-    def settle(self, memo_key: int, cap: int, exact_best: int, bound_best: int, cleared: int) -> int:
+    def settle(self, memo_key: int, cap: int, exact_best: int, bound_best: int) -> int:
         """Store and return a state's result: exact when the best exact child is at least every
-        child's bound; otherwise only the largest bound is known.
-
-        Within one root's search the incumbent already holds every exact child's line. A memo
-        shared by several roots (``FixedDeck``) also holds children settled by earlier roots,
-        whose lines this search never walked: their value still raises the incumbent (with the
-        line cut short here, which only ``FixedDeck`` sees: it reports no line)."""
-        if cleared + exact_best > self.best:
-            self.improve(cleared + exact_best)
+        child's bound; otherwise only the largest bound is known. (Every exact child has
+        already raised the incumbent, walked or not: ``improve_through``.)"""
         found = min(cap, max(exact_best, bound_best))
         entry = found << 1 | (exact_best >= found)
         self.memo[memo_key] = entry

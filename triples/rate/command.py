@@ -18,6 +18,8 @@ from tqdm import tqdm
 from triples.config import DEFAULT_VARIANT, VARIANTS, Variant, variant_named
 from triples.errors import TriplesError
 from triples.exits import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
+from triples.rate import plots
+from triples.rate.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS, has_random_play_chance
 from triples.rate.errors import BadInput, ClusterError
 from triples.rate.executors import Executor, batch_size_for, batches, pool_of
 from triples.rate.formats import FORMATS, RowFormat, read_done_rows, row_format
@@ -52,6 +54,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", default="table", metavar="|".join(FORMATS), help="row format (default table)")
     parser.add_argument("--out", metavar="FILE", help="write rows to FILE, skipping seeds already in it")
     parser.add_argument(
+        "--fair", action="store_true", help="add the cards the fair strategy clears (it cannot see the stock; slow)"
+    )
+    parser.add_argument(
+        "--difficulty",
+        action="store_true",
+        help="add p_random (the chance that random moves reach best) and the band easy|medium|hard (implies --fair)",
+    )
+    parser.add_argument("--plot", metavar="FILE", help=plots.PLOT_HELP)
+    parser.add_argument(
         "--scheduler",
         metavar="ADDRESS",
         help="rate on the Dask cluster of this scheduler (tcp://host:8786), or on a local cluster "
@@ -78,6 +89,8 @@ class Request:
     scheduler: str | None = None
     local_workers: int | None = None  # with --scheduler local[:N]: start a LocalCluster of this many
     scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT
+    extra_columns: tuple[str, ...] = ()  # opt-in columns asked for (--fair, --difficulty)
+    plot: str | None = None
 
     @property
     def seeds(self) -> range:
@@ -86,7 +99,29 @@ class Request:
     @property
     def columns(self) -> tuple[str, ...]:
         """The columns of a new file."""
-        return CORE_COLUMNS if self.format == "table" else RECORD_COLUMNS
+        return (CORE_COLUMNS if self.format == "table" else RECORD_COLUMNS) + self.extra_columns
+
+
+def extra_columns_for(variant: Variant, fair: bool, difficulty: bool) -> tuple[str, ...]:
+    """The opt-in columns of --fair and --difficulty, refused where they cannot be computed."""
+    if difficulty:
+        if not has_random_play_chance(variant):
+            raise BadInput(
+                f"--difficulty is out of reach on {variant.name}: every card is dealt at once, "
+                "so random play has astronomically many ways to go (--fair works)"
+            )
+        return DIFFICULTY_COLUMNS
+    return FAIR_COLUMNS if fair else ()
+
+
+def check_file_columns(request: Request, fmt: RowFormat) -> None:
+    """A resumed --out file must hold every column asked for: its rows cannot gain one."""
+    missing = [name for name in request.extra_columns if name not in fmt.columns]
+    if missing:
+        option = "--difficulty" if any(name in DIFFICULTY_COLUMNS[1:] for name in missing) else "--fair"
+        raise BadInput(
+            f"--out {request.out} has no {', '.join(missing)} column (it was started without {option}): use a new file"
+        )
 
 
 def parse_seed_range(text: str | None) -> tuple[int, int]:
@@ -126,7 +161,11 @@ def parse_request(args: argparse.Namespace) -> Request:
         raise BadInput("--jobs is the process pool's size: with --scheduler, the cluster's workers do the work")
     local = None if args.scheduler is None else local_workers(args.scheduler)
     timeout = positive_number("--scheduler-timeout", args.scheduler_timeout)
-    return Request(variant, args.strategy, first, last, jobs, args.format, args.out, args.scheduler, local, timeout)
+    extra = extra_columns_for(variant, args.fair, args.difficulty)
+    plot = None if args.plot is None else plots.checked_plot_path(args.plot)
+    return Request(
+        variant, args.strategy, first, last, jobs, args.format, args.out, args.scheduler, local, timeout, extra, plot
+    )
 
 
 def local_workers(scheduler: str) -> int | None:
@@ -197,6 +236,7 @@ def main(args: argparse.Namespace) -> int:
         needs_header = fmt.has_header
         if request.out is not None:
             done, fmt, needs_header = read_done_rows(request.out, fmt)
+            check_file_columns(request, fmt)
         resumed = [done[seed] for seed in sorted(done) if request.first <= seed <= request.last]
         todo_count = request.last - request.first + 1 - len(resumed)  # len() of a range past 2^63 overflows
         with executor_for(request, todo_count) as (executor, size), open_sink(request.out) as sink:
@@ -257,6 +297,8 @@ def rate(
     sink.flush()
     speed = speed_line(summary.deals - len(resumed), seconds, executor.label)
     report(request, summary, len(resumed), speed, interrupted)
+    if request.plot is not None and summary.deals:
+        plots.write_plot(request.plot, summary, f"seeds {request.first}-{request.last}")
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 

@@ -110,9 +110,15 @@ def pool_of(jobs: int) -> Executor:
 
 
 def rate_seeds(
-    variant: Variant, strategy_name: str, seeds: Iterable[int], jobs: int, batch_size: int = MAX_BATCH
+    variant: Variant,
+    strategy_name: str,
+    seeds: Iterable[int],
+    jobs: int,
+    batch_size: int = MAX_BATCH,
+    columns: tuple[str, ...] = (),
 ) -> Iterator[list[Row]]:
-    """Batches of rows, in the order of ``seeds``; ``jobs`` worker processes (1: in this process)."""
+    """Batches of rows, in the order of ``seeds``; ``jobs`` worker processes (1: in this process);
+    ``columns``: opt-in columns to add (e.g. ``columns.DIFFICULTY_COLUMNS``)."""
     strategy_named(strategy_name)  # an unknown name fails here, not inside a worker
-    rate = partial(rate_batch, RateOptions(variant.name, strategy_name))
+    rate = partial(rate_batch, RateOptions(variant.name, strategy_name, columns))
     return pool_of(jobs).rate(rate, batches(seeds, batch_size))

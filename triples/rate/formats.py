@@ -142,7 +142,7 @@ class TextTable(RowFormat):
 
     def text(self, column: str, value: Value) -> str:
         if COLUMNS[column].kind is float:
-            return f"{value:.2f}"
+            return f"{value:.{COLUMNS[column].digits}f}"
         return super().text(column, value)
 
     def line(self, row: Row) -> str:

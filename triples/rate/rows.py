@@ -31,6 +31,7 @@ class Column:
     kind: Kind
     width: int  # in the text table
     per_run: bool = False  # depends on the machine or the run, not on the deal: left out when rows are compared
+    digits: int = 2  # a float's decimals in the text table
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,8 @@ COLUMNS: dict[str, Column] = {
 }
 
 Analysis = Callable[[Variant, Row], Value]
-"""An opt-in column's value for one seed, from the variant and the seed's core row."""
+"""An opt-in column's value for one seed, from the variant and the seed's row so far: its core
+columns and the opt-in columns listed before this one (so a column can build on another)."""
 
 ANALYSES: dict[str, Analysis] = {}
 
@@ -137,8 +139,15 @@ def rate_batch(options: RateOptions, seeds: list[int]) -> list[Row]:
     rows = [rate_seed(variant, choose, seed, version) for seed in seeds]
     if options.columns:
         analyses = [(name, ANALYSES[name]) for name in options.columns]
-        rows = [Row.from_values({**row_values(row), **{n: a(variant, row) for n, a in analyses}}) for row in rows]
+        rows = [with_analyses(variant, row, analyses) for row in rows]
     return rows
+
+
+def with_analyses(variant: Variant, row: Row, analyses: list[tuple[str, Analysis]]) -> Row:
+    """The row with each analysis's column added in turn; each sees the columns before it."""
+    for name, analysis in analyses:
+        row = Row.from_values({**row_values(row), name: analysis(variant, row)})
+    return row
 
 
 def row_values(row: Row) -> dict[str, Value]:

@@ -1,4 +1,9 @@
-"""The summary of a run: running totals, win rates with Wilson intervals, the histogram of best."""
+"""The summary of a run: running totals, win rates with Wilson intervals, the histogram of best.
+
+With the opt-in columns it also keeps the fair player's totals and, per difficulty band, the
+count of deals and the sum and a histogram of ``p_random``: enough for the summary lines and the
+plot (triples.rate.plots) without keeping anything per row.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,8 @@ from dataclasses import dataclass, field
 from statistics import NormalDist
 
 from triples.config import Variant
+from triples.difficulty import BANDS
+from triples.rate.columns import BAND, FAIR, P_RANDOM
 from triples.rate.rows import Row
 
 Z95 = NormalDist().inv_cdf(0.975)
@@ -40,6 +47,11 @@ def rate_with_interval(successes: int, trials: int) -> str:
 
 
 HISTOGRAM_WIDTH = 40
+P_RANDOM_BINS = 20  # of width 0.05 over [0, 1]; 1.0 goes in the last
+
+
+def p_random_bin(chance: float) -> int:
+    return min(P_RANDOM_BINS - 1, max(0, math.floor(chance * P_RANDOM_BINS)))
 
 
 @dataclass
@@ -55,6 +67,15 @@ class Summary:
     strategy_wins: int = 0
     best_counts: Counter[int] = field(default_factory=Counter)
     versions: Counter[str] = field(default_factory=Counter)  # of triples that rated the rows, where known
+    autoplay_counts: Counter[int] = field(default_factory=Counter)
+    fair_deals: int = 0  # rows with a fair column
+    fair_total: int = 0
+    fair_wins: int = 0
+    fair_counts: Counter[int] = field(default_factory=Counter)
+    band_deals: int = 0  # rows with a band column
+    band_counts: Counter[str] = field(default_factory=Counter)  # by band (BANDS)
+    p_random_totals: dict[str, float] = field(default_factory=lambda: dict.fromkeys(BANDS, 0.0))
+    p_random_bins: dict[str, list[int]] = field(default_factory=lambda: {b: [0] * P_RANDOM_BINS for b in BANDS})
 
     def add(self, row: Row) -> None:
         self.deals += 1
@@ -63,8 +84,21 @@ class Summary:
         self.best_wins += row.won
         self.strategy_wins += row.autoplay == self.variant.deck_size
         self.best_counts[row.best] += 1
+        self.autoplay_counts[row.autoplay] += 1
         if row.version:
             self.versions[row.version] += 1
+        fair = row.extra.get(FAIR)
+        if isinstance(fair, int):
+            self.fair_deals += 1
+            self.fair_total += fair
+            self.fair_wins += fair == self.variant.deck_size
+            self.fair_counts[fair] += 1
+        band, chance = row.extra.get(BAND), row.extra.get(P_RANDOM)
+        if isinstance(band, str) and band in BANDS and isinstance(chance, float):
+            self.band_deals += 1
+            self.band_counts[band] += 1
+            self.p_random_totals[band] += chance
+            self.p_random_bins[band][p_random_bin(chance)] += 1
 
     @property
     def mean_autoplay(self) -> float:
@@ -77,6 +111,24 @@ class Summary:
     @property
     def mean_gap(self) -> float:
         return (self.best_total - self.autoplay_total) / self.deals
+
+    @property
+    def mean_fair(self) -> float:
+        return self.fair_total / self.fair_deals
+
+    def mean_p_random(self, band: str) -> float | None:
+        """The mean p_random of the band's deals; None when it has none."""
+        count = self.band_counts[band]
+        return self.p_random_totals[band] / count if count else None
+
+    def band_lines(self) -> list[str]:
+        lines = []
+        for band in BANDS:
+            mean = self.mean_p_random(band)
+            chance = "-" if mean is None else f"{mean:.4f}"
+            share = rate_with_interval(self.band_counts[band], self.band_deals)
+            lines.append(f"band {band}: {share}; mean p_random {chance}")
+        return lines
 
     def histogram_lines(self) -> list[str]:
         """One line per possible best from the lowest seen to the highest (cleared counts go in
@@ -102,11 +154,18 @@ class Summary:
             f"mean autoplay: {self.mean_autoplay:.3f}",
             f"mean best: {self.mean_best:.3f}",
             f"mean gap: {self.mean_gap:.3f}",
+        ]
+        if self.fair_deals:
+            out.append(f"mean fair: {self.mean_fair:.3f}")
+        out += [
             f"win rate best: {rate_with_interval(self.best_wins, self.deals)}",
             f"win rate {self.strategy}: {rate_with_interval(self.strategy_wins, self.deals)}",
-            "best histogram:",
-            *self.histogram_lines(),
         ]
+        if self.fair_deals:
+            out.append(f"win rate fair: {rate_with_interval(self.fair_wins, self.fair_deals)}")
+        if self.band_deals:
+            out += self.band_lines()
+        out += ["best histogram:", *self.histogram_lines()]
         if len(self.versions) > 1:  # a cluster whose workers run different releases
             counts = ", ".join(f"{v} ({n} {'deal' if n == 1 else 'deals'})" for v, n in self.versions.most_common())
             out.append(f"mixed versions of triples: {counts}")

@@ -1,0 +1,232 @@
+"""``triples rate --fair`` and ``--difficulty`` (triples/rate/columns.py): the columns against the
+engines called directly, the band's fixed yardstick, the summary lines, resume, refusals."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from triples import cli, difficulty, search
+from triples.config import variant_named
+from triples.rate import Row, Summary
+from triples.rate import columns as rate_columns
+from triples.rate.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS
+from triples.rate.errors import BadInput
+from triples.rate.formats import TextTable
+from triples.rate.rows import CORE_COLUMNS, RECORD_COLUMNS, RateOptions, rate_batch
+from triples.shuffle import shuffled
+from triples.strategy import play_out, strategy_named
+from triples.table import Table
+
+RATE = [sys.executable, "-m", "triples", "rate"]
+
+
+def rate_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*RATE, *args], capture_output=True, text=True, cwd=cwd, timeout=300, check=False)
+
+
+def deal(variant: str, seed: int) -> Table:
+    rules = variant_named(variant)
+    return Table(rules, shuffled(rules.cards, seed))
+
+
+def cleared(variant: str, seed: int, strategy: str) -> int:
+    table = deal(variant, seed)
+    play_out(table, strategy_named(strategy))
+    return table.cleared
+
+
+def direct(variant: str, seed: int) -> dict[str, Any]:
+    """The difficulty columns of a seed from the engines themselves, each on a fresh deal."""
+    best = search.best_cleared(deal(variant, seed))
+    fair, high = cleared(variant, seed, "fair"), cleared(variant, seed, "high")
+    chance = difficulty.p_random(deal(variant, seed))
+    return {"fair": fair, "p_random": chance, "band": difficulty.band(high=high, fair=fair, best=best)}
+
+
+def jsonl(text: str) -> list[dict[str, Any]]:
+    return [orjson.loads(line) for line in text.splitlines()]
+
+
+def test_fair_column_equals_the_fair_strategy_played_on_each_deal() -> None:
+    # Two jobs: the column is computed in the workers, inside the same batch task as the rest.
+    done = rate_cli("--variant", "sum15", "--seeds", "1-4", "--fair", "--format", "jsonl", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    rows = jsonl(done.stdout)
+    assert [tuple(row) for row in rows] == [(*RECORD_COLUMNS, "fair")] * 4
+    assert [row["fair"] for row in rows] == [cleared("sum15", seed, "fair") for seed in range(1, 5)]
+    assert [row["autoplay"] for row in rows] == [cleared("sum15", seed, "high") for seed in range(1, 5)]
+    summary = done.stderr.splitlines()
+    fair_wins = sum(row["fair"] == 36 for row in rows)
+    assert summary[7] == f"mean fair: {sum(row['fair'] for row in rows) / 4:.3f}"
+    assert summary[10].startswith(f"win rate fair: {100 * fair_wins / 4:.2f}% ({fair_wins}/4), 95% CI [")
+
+
+# classic 1-6 holds easy and medium deals; 37 is hard (fair 27, best 42).
+DIFFICULTY_SEEDS = [1, 2, 5, 37]
+
+
+def test_difficulty_columns_equal_p_random_and_band_called_directly() -> None:
+    rows = rate_batch(RateOptions("classic", "high", DIFFICULTY_COLUMNS), DIFFICULTY_SEEDS)
+    assert [dict(row.extra) for row in rows] == [direct("classic", seed) for seed in DIFFICULTY_SEEDS]
+    assert [row.value("band") for row in rows] == ["medium", "easy", "medium", "hard"]
+
+
+def test_the_band_is_measured_against_high_whatever_the_strategy() -> None:
+    # Seed 1: high clears 12, fair and best 48. Played by fair, the row's autoplay is 48, but
+    # the deal stays medium: high, not the row's strategy, is the yardstick of easy.
+    done = rate_cli("--variant", "classic", "--seeds", "1-1", "--strategy", "fair", "--difficulty", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    header, line = done.stdout.splitlines()
+    row = dict(zip(header.split(","), line.split(","), strict=True))
+    assert (row["autoplay"], row["best"], row["fair"], row["band"]) == ("48", "48", "48", "medium")
+    assert done.stderr.splitlines()[1] == "strategy: fair"
+
+
+def test_difficulty_in_the_text_table_and_its_summary_lines() -> None:
+    done = rate_cli("--variant", "classic", "--seeds", "1-2", "--difficulty", "--jobs", "1")
+    assert (done.returncode, done.stderr) == (0, "")
+    lines = done.stdout.splitlines()
+    assert lines[0] == "seed autoplay best  gap won     states        ms fair p_random   band"
+    assert lines[1].split()[7:] == ["48", "0.0807", "medium"]
+    assert lines[2].split()[7:] == ["3", "1.0000", "easy"]
+    assert lines[8:16] == [
+        "mean autoplay: 7.500",
+        "mean best: 25.500",
+        "mean gap: 18.000",
+        "mean fair: 25.500",
+        "win rate best: 0.00% (0/2), 95% CI [0.00%, 65.76%]",
+        "win rate high: 0.00% (0/2), 95% CI [0.00%, 65.76%]",
+        "win rate fair: 0.00% (0/2), 95% CI [0.00%, 65.76%]",
+        "band easy: 50.00% (1/2), 95% CI [9.45%, 90.55%]; mean p_random 1.0000",
+    ]
+    assert lines[16:18] == [
+        "band medium: 50.00% (1/2), 95% CI [9.45%, 90.55%]; mean p_random 0.0807",
+        "band hard: 0.00% (0/2), 95% CI [0.00%, 65.76%]; mean p_random -",
+    ]
+
+
+def row_of(seed: int, autoplay: int, best: int, fair: int, chance: float, band: str) -> Row:
+    return Row(
+        seed,
+        autoplay,
+        best,
+        best - autoplay,
+        best == 36,
+        10,
+        1.0,
+        extra={"fair": fair, "p_random": chance, "band": band},
+    )
+
+
+def test_summary_lines_of_known_difficulty_rows() -> None:
+    # sum15 (36 cards): easy 2 of 4, medium 1, hard 1; fair wins 2 of 4 and high 1 of 4. The
+    # intervals for 2 of 4 and 1 of 4 are worked out in test_rate.py.
+    summary = Summary(variant_named("sum15"), "high")
+    for row in [
+        row_of(1, 36, 36, 36, 0.5, "easy"),
+        row_of(2, 27, 27, 27, 0.25, "easy"),
+        row_of(3, 30, 36, 36, 0.125, "medium"),
+        row_of(4, 24, 36, 30, 0.0625, "hard"),
+    ]:
+        summary.add(row)
+    assert summary.lines()[:10] == [
+        "deals: 4",
+        "mean autoplay: 29.250",
+        "mean best: 33.750",
+        "mean gap: 4.500",
+        "mean fair: 32.250",
+        "win rate best: 75.00% (3/4), 95% CI [30.06%, 95.44%]",
+        "win rate high: 25.00% (1/4), 95% CI [4.56%, 69.94%]",
+        "win rate fair: 50.00% (2/4), 95% CI [15.00%, 85.00%]",
+        "band easy: 50.00% (2/4), 95% CI [15.00%, 85.00%]; mean p_random 0.3750",
+        "band medium: 25.00% (1/4), 95% CI [4.56%, 69.94%]; mean p_random 0.1250",
+    ]
+    assert summary.lines()[10:12] == [
+        "band hard: 25.00% (1/4), 95% CI [4.56%, 69.94%]; mean p_random 0.0625",
+        "best histogram:",
+    ]
+    assert summary.p_random_bins["easy"][10] == summary.p_random_bins["easy"][5] == 1
+
+
+def test_a_difficulty_file_resumes_with_its_columns(tmp_path: Path) -> None:
+    first = rate_cli(
+        "--variant", "classic", "--seeds", "1-3", "--difficulty", "--format", "csv", "--out", "rows", cwd=tmp_path
+    )
+    assert first.returncode == 0, first.stderr
+    # No --difficulty this time: the file keeps the columns it was started with.
+    done = rate_cli(
+        "--variant", "classic", "--seeds", "1-5", "--format", "csv", "--out", "rows", "--jobs", "1", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    header, *lines = (tmp_path / "rows").read_text().splitlines()
+    assert header.split(",") == [*RECORD_COLUMNS, *DIFFICULTY_COLUMNS]
+    assert [line.split(",")[-3:] for line in lines] == [
+        [str(direct("classic", seed)[c]) for c in DIFFICULTY_COLUMNS] for seed in range(1, 6)
+    ]
+    assert "resumed: 3 rows already in rows" in done.stderr.splitlines()
+
+
+def test_a_file_without_the_column_is_refused_for_fair(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = tmp_path / "rows.jsonl"
+    assert cli.main(["rate", "--variant", "pairs", "--seeds", "1-2", "--format", "jsonl", "--out", str(rows)]) == 0
+    written = rows.read_text()
+    capsys.readouterr()
+    for option, missing in (("--fair", "fair"), ("--difficulty", "fair, p_random, band")):
+        args = ["rate", "--variant", "pairs", "--seeds", "1-4", "--format", "jsonl", "--out", str(rows), option]
+        assert cli.main(args) == 2
+        assert capsys.readouterr() == (
+            "",
+            f"triples rate: error: --out {rows} has no {missing} column (it was started without {option}): "
+            "use a new file\n",
+        )
+    assert rows.read_text() == written
+
+
+def test_difficulty_is_refused_where_p_random_is_out_of_reach(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["rate", "--variant", "grid100", "--seeds", "1-2", "--difficulty"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        "triples rate: error: --difficulty is out of reach on grid100: every card is dealt at once, so random "
+        "play has astronomically many ways to go (--fair works)\n",
+    )
+
+
+def test_a_deal_too_large_for_p_random_is_one_line_of_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    def too_many(table: Table, goal: int | None = None) -> float:
+        raise difficulty.TooManyStates(200_000)
+
+    monkeypatch.setattr(difficulty, "p_random", too_many)
+    row = rate_batch(RateOptions("sum15", "high"), [3])[0]
+    with pytest.raises(BadInput) as caught:
+        rate_columns.random_play_chance(variant_named("sum15"), row)
+    assert (
+        str(caught.value) == "--difficulty: seed 3 of sum15: p_random needs more than 200000 states from this position"
+    )
+
+
+@pytest.mark.parametrize(
+    ("fair", "difficult", "columns"),
+    [
+        pytest.param(False, False, (), id="neither"),
+        pytest.param(True, False, FAIR_COLUMNS, id="fair"),
+        pytest.param(False, True, DIFFICULTY_COLUMNS, id="difficulty"),
+        pytest.param(True, True, DIFFICULTY_COLUMNS, id="both"),
+    ],
+)
+def test_difficulty_implies_fair(fair: bool, difficult: bool, columns: tuple[str, ...]) -> None:
+    from triples.rate.command import extra_columns_for
+
+    assert extra_columns_for(variant_named("sum15"), fair, difficult) == columns
+
+
+def test_the_table_shows_p_random_to_four_places() -> None:
+    table = TextTable((*CORE_COLUMNS, *DIFFICULTY_COLUMNS))
+    line = table.line(row_of(7, 30, 36, 36, 0.123456, "medium"))
+    assert line.split()[7:] == ["36", "0.1235", "medium"]
+    assert table.parse(line).extra == {"fair": 36, "p_random": 0.1235, "band": "medium"}
