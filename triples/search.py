@@ -33,10 +33,15 @@ playable combinations) is the incumbent there: on fresh grid100 deals it reaches
 
 from __future__ import annotations
 
+import random
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from fractions import Fraction
+from itertools import accumulate
+from math import lcm
+from operator import mul
 
 from triples import rules
 from triples.config import Variant
@@ -91,8 +96,23 @@ class _Rules:
     every: int
     # bits[v][c]: the key bit that is set when the table holds more than c cards of value v.
     bits: tuple[tuple[int, ...], ...]
-    # The memo key puts the stock position above every count field.
+    # The memo key puts the stock position above every count field (of either layout).
     position_shift: int
+    # The stock phase's layout: value v's count in binary in a field of ``binary_width`` bits
+    # at ``offsets[v]``, wide enough for every copy of a value (the cards not yet cleared, not
+    # just the table). A move then changes the key by constants: minus its combination's
+    # ``deltas`` entry, plus its refill's bits, so a child costs two int operations.
+    binary_width: int
+    # The stock phase's memo key puts the stock position above the binary fields.
+    stock_shift: int
+    offsets: tuple[int, ...]
+    guards: int
+    # units[v]: one card of value v in the binary layout (0 for an empty slot).
+    units: tuple[int, ...]
+    # Per combination, in ``combos`` order: its delta in the binary layout, and the
+    # combination with it (what a state's playable list holds).
+    deltas: tuple[int, ...]
+    moves: tuple[tuple[Combo, int], ...]
 
 
 _RULES: dict[Variant, _Rules] = {}
@@ -127,6 +147,11 @@ def _rules_for(variant: Variant) -> _Rules:
     for group in by_low:
         group.sort(key=lambda item: item[0][::-1])
     uses = tuple(rules.multiplicities(combo) for combo in combos)
+    # One bit more than the largest count needs: a guard bit, always clear in a key, that lets
+    # one subtraction test every field of a move at once (``_Search.playable_at``).
+    binary_width = max(copies).bit_length() + 1
+    offsets = tuple(binary_width * (v - 1) if v else 0 for v in range(top + 1))
+    deltas = tuple(sum(m << offsets[v] for v, m in used) for used in uses)
     holders = tuple(
         tuple(sum(1 << i for i, combo in enumerate(combos) if combo.count(v) > j) for j in range(width + 1))
         for v in range(top + 1)
@@ -143,7 +168,14 @@ def _rules_for(variant: Variant) -> _Rules:
         uses=uses,
         holders=holders,
         bits=tuple(tuple(1 << (width * (v - 1) + c) for c in range(width)) if v else () for v in range(top + 1)),
-        position_shift=width * top,
+        position_shift=max(width, binary_width) * top,
+        binary_width=binary_width,
+        stock_shift=binary_width * top,
+        offsets=offsets,
+        units=tuple(1 << offset if v else 0 for v, offset in enumerate(offsets)),
+        guards=sum(1 << (offset + binary_width - 1) for offset in offsets[1:]),
+        deltas=deltas,
+        moves=tuple(zip(combos, deltas, strict=True)),
         containing=tuple(sum(1 << i for i, combo in enumerate(combos) if v in combo) for v in range(top + 1)),
         fields=tuple(((1 << width) - 1) << (width * (v - 1)) if v else 0 for v in range(top + 1)),
         every=(1 << len(combos)) - 1,
@@ -220,16 +252,138 @@ def _need(combo: Combo, width: int) -> int:
     return need
 
 
+def _value_bound(rule: _Rules, cards: int, value: int, pool: Sequence[int]) -> int:
+    """An upper bound on what can still be cleared from ``cards`` cards worth ``value``,
+    ``pool`` counting them by value.
+
+    Each move takes k cards worth exactly ``target`` together, so m more moves need
+    m * k cards and m * target of value; the cards left over must then make up the value
+    left over, so it lies between the sum of that many smallest and that many largest
+    cards (the classic deck: 340 = 17 x 20, yet 17 moves would leave one card worth 0,
+    so 48; quads: 11 moves would leave 8 cards worth 10, but its 8 smallest make 12).
+    """
+    k, target, top = rule.per_move, rule.target, rule.top
+    moves = min(cards // k, value // target)
+    while moves > 0:
+        left, rest = cards - moves * k, value - moves * target
+        if left <= 1:
+            if (left == 0 and rest == 0) or (left == 1 and rest <= top and pool[rest]):
+                break
+        else:
+            smallest, need = 0, left
+            for v in range(1, top + 1):
+                if pool[v] >= need:
+                    smallest += need * v
+                    break
+                smallest += pool[v] * v
+                need -= pool[v]
+            largest, need = 0, left
+            for v in range(top, 0, -1):
+                if pool[v] >= need:
+                    largest += need * v
+                    break
+                largest += pool[v] * v
+                need -= pool[v]
+            if smallest <= rest <= largest:
+                break
+        moves -= 1
+    return moves * k
+
+
+@dataclass(frozen=True)
+class _Family:
+    """A few fixed dual weight vectors (see ``packing_weights``), packed for a quick minimum.
+
+    Any weights y >= 0 under which every combination weighs at least 1 bound a pool's moves
+    by the pool's weight, whatever the pool: the weights need not be optimal for it. So a
+    handful of vectors, found once per variant, bound the stock phase's multisets almost as
+    tightly as solving the linear program for each (classic: 27% fewer states at 4 vectors),
+    at the price of one multiply-add per value. Weights are integers over ``denominator``;
+    ``packed[v]`` holds value v's weight in every vector, one field each, of 1, 2 or 4 bytes
+    (``code``, as for ``memoryview.cast``), so that one multiply-add per value weighs the pool
+    under every vector and the lightest is read off the bytes in C.
+    """
+
+    denominator: int
+    code: str
+    size: int
+    packed: tuple[int, ...]
+
+    def moves(self, pool: Sequence[int]) -> int:
+        """The fewest moves any vector allows the pool."""
+        weighed = sum(map(mul, pool, self.packed))
+        return min(memoryview(weighed.to_bytes(self.size, sys.byteorder)).cast(self.code)) // self.denominator
+
+
+_FAMILIES: dict[Variant, _Family | None] = {}
+# Random plays sampled for the family, linear programs solved, denominators tried, vectors kept.
+FAMILY_PLAYS, FAMILY_SOLVED, FAMILY_DENOMINATOR, FAMILY_KEPT = 12, 30, 24, 6
+
+
+def _family_for(variant: Variant) -> _Family | None:
+    """A variant's family: optimal dual vectors of multisets that random play leaves in its
+    first half (the kind of multiset the stock phase spends its states on), the vectors that
+    beat the value-sum bound most often first. None unless they beat it on a quarter of
+    those multisets: each bound would pay for the family without saving states (pairs, quads,
+    sum15 and grid: 0-8%; classic: 58%). Deterministic (a generator seeded by the variant's
+    name), some milliseconds of linear programs once per variant."""
+    if variant in _FAMILIES:
+        return _FAMILIES[variant]
+    rule = _rules_for(variant)
+    generator = random.Random(variant.name)
+    pools: list[list[int]] = []
+    for _ in range(FAMILY_PLAYS):
+        pool, play = list(variant.copies), []
+        while True:
+            fits = [c for c, used in zip(rule.combos, rule.uses, strict=True) if all(pool[v] >= m for v, m in used)]
+            if not fits:
+                break
+            for v in generator.choice(fits):
+                pool[v] -= 1
+            play.append(list(pool))
+        pools += play[: len(play) // 2]
+    wins: dict[tuple[Fraction, ...], int] = {}
+    solved = pools[:: max(1, len(pools) // FAMILY_SOLVED)]
+    for pool in solved:
+        weights = packing_weights(variant, pool)
+        if weights is None:
+            continue
+        exact = tuple(Fraction(w).limit_denominator(FAMILY_DENOMINATOR) for w in weights)
+        # Rounding may have broken a combination's weight of 1: then the vector is no bound.
+        if any(sum(exact[v] for v in combo) < 1 for combo in rule.combos):
+            continue
+        moves = int(sum(y * c for y, c in zip(exact, pool, strict=True)))
+        if moves * rule.per_move < _value_bound(rule, sum(pool), sum(v * c for v, c in enumerate(pool)), pool):
+            wins[exact] = wins.get(exact, 0) + 1
+    family = None
+    if sum(wins.values()) * 4 >= len(solved):
+        kept = sorted(wins, key=lambda vector: -wins[vector])[:FAMILY_KEPT]
+        denominator = lcm(*(y.denominator for vector in kept for y in vector))
+        scaled = [[int(y * denominator) for y in vector] for vector in kept]
+        # A field holds the heaviest pool's weight: the whole deck's.
+        heaviest = max(sum(y * c for y, c in zip(vector, variant.copies, strict=True)) for vector in scaled)
+        width = next(width for width in (1, 2, 4, 8) if heaviest < 1 << (8 * width))
+        packed = tuple(sum(vector[v] << (8 * width * i) for i, vector in enumerate(scaled)) for v in range(rule.top + 1))
+        code = {1: "B", 2: "H", 4: "I", 8: "Q"}[width]
+        family = _Family(denominator=denominator, code=code, size=width * len(kept), packed=packed)
+    _FAMILIES[variant] = family
+    return family
+
+
 @contextmanager
 def _recursion_room(depth: int) -> Iterator[None]:
     """Make sure ``depth`` more frames fit on top of whatever called us. Each search level
     removes at least one card, so the deck size bounds the depth: about a hundred frames for
     grid100, inside Python's default limit unless the caller is already deep."""
-    limit = sys.getrecursionlimit()
-    used, frame = 0, sys._getframe()
-    while frame.f_back is not None:
-        used, frame = used + 1, frame.f_back
-    wanted = used + depth + 50
+    limit = wanted = sys.getrecursionlimit()
+    # Asking for a frame deeper than the stack raises: the common case, told without walking
+    # the stack in Python (which cost as much as a small classic search).
+    with suppress(ValueError):
+        sys._getframe(max(0, limit - depth - 50))
+        used, frame = 0, sys._getframe()
+        while frame.f_back is not None:
+            used, frame = used + 1, frame.f_back
+        wanted = used + depth + 50
     if wanted > limit:
         sys.setrecursionlimit(wanted)
     try:
@@ -315,8 +469,11 @@ def slot_line(table: Table, line: Sequence[Combo]) -> list[Move]:
     return moves
 
 
-_PLAYABLE: dict[Variant, dict[int, list[Combo]]] = {}
+_PLAYABLE: dict[Variant, dict[int, list[tuple[Combo, int]]]] = {}
 PLAYABLE_KEPT = 500_000
+_BOUNDS: dict[Variant, dict[int, int]] = {}
+_UNARY: dict[Variant, dict[int, tuple[int, tuple[int, ...]]]] = {}
+BOUNDS_KEPT = 500_000
 
 
 class _Search:
@@ -337,22 +494,34 @@ class _Search:
         self.playable = _PLAYABLE.setdefault(variant, {})
         if len(self.playable) > PLAYABLE_KEPT:
             self.playable.clear()
+        # The stock phase's bound per multiset of cards not yet cleared (binary layout): it
+        # depends on nothing else, and the same multisets recur across states and deals.
+        self.bounds = _BOUNDS.setdefault(variant, {})
+        if len(self.bounds) > BOUNDS_KEPT:
+            self.bounds.clear()
+        # The unary key and counts of each table the stock phase hands to ``pack``.
+        self.unary = _UNARY.setdefault(variant, {})
+        if len(self.unary) > PLAYABLE_KEPT:
+            self.unary.clear()
+        # Per stock position p: the stock deck[p:] as a binary-layout histogram. The table's
+        # key plus this is the multiset the bound reads; the difference of two is a refill.
+        units = self.rules.units
+        self.stock_left = list(accumulate(reversed([units[v] for v in deck]), initial=0))
+        self.stock_left.reverse()
+        self.table_mask = (1 << self.rules.stock_shift) - 1
+        self.family = _family_for(variant) if variant.deck_size > variant.slots else None
 
     def root(self, values: Sequence[int], next_card: int, cleared: int) -> None:
         """Start a search from the position with ``values`` on the table (0 for an empty slot),
         the stock ``deck[next_card:]`` and ``cleared`` cards already cleared."""
         rule = self.rules
-        top, width = rule.top, rule.width
-        self.counts = rules.histogram(values, top)
-        # Every card not yet cleared, on the table or in the stock: the bound's raw material.
-        # Refills only move cards from the stock to the table, so moves alone change it.
-        self.remaining = rules.histogram([*values, *self.deck[next_card:]], top)
-        self.key = 0
-        for v in range(1, top + 1):
-            self.key |= ((1 << self.counts[v]) - 1) << (width * (v - 1))
+        self.counts = rules.histogram(values, rule.top)
+        # The stock phase's memo key (binary layout, position above).
+        self.state = sum(rule.units[v] for v in values) + (next_card << rule.stock_shift)
         self.start = next_card
         self.on_table = sum(self.counts)
-        self.value = sum(v * c for v, c in enumerate(self.remaining))
+        # What every card not yet cleared, on the table or in the stock, is worth.
+        self.value = sum(values) + sum(self.deck[next_card:])
         # Every dealt card is cleared or on the table, so this is 0 for any table built by
         # push/pop; keeping it makes the answer the table's own cleared plus what is gained.
         self.base = cleared - (next_card - self.on_table)
@@ -361,48 +530,13 @@ class _Search:
         self.best = cleared
         self.best_line: tuple[Combo, ...] = ()
         # The state the incumbent's line goes on from, when it was found in the memo.
-        self.pending: tuple[int, int] | None = None
+        self.pending: tuple[int, int, bool] | None = None
         self.cap = cleared
         # Dual weights for the packing phase (packing_weights), when the root has no stock.
         self.weights: list[float] | None = None
 
-    def bound(self, cards: int, value: int, pool: list[int]) -> int:
-        """An upper bound on what can still be cleared from ``cards`` cards worth ``value``,
-        ``pool`` counting them by value.
-
-        Each move takes k cards worth exactly ``target`` together, so m more moves need
-        m * k cards and m * target of value; the cards left over must then make up the value
-        left over, so it lies between the sum of that many smallest and that many largest
-        cards (the classic deck: 340 = 17 x 20, yet 17 moves would leave one card worth 0,
-        so 48; quads: 11 moves would leave 8 cards worth 10, but its 8 smallest make 12).
-        """
-        rule = self.rules
-        k, target, top = rule.per_move, rule.target, rule.top
-        moves = min(cards // k, value // target)
-        while moves > 0:
-            left, rest = cards - moves * k, value - moves * target
-            if left <= 1:
-                if (left == 0 and rest == 0) or (left == 1 and rest <= top and pool[rest]):
-                    break
-            else:
-                smallest, need = 0, left
-                for v in range(1, top + 1):
-                    if pool[v] >= need:
-                        smallest += need * v
-                        break
-                    smallest += pool[v] * v
-                    need -= pool[v]
-                largest, need = 0, left
-                for v in range(top, 0, -1):
-                    if pool[v] >= need:
-                        largest += need * v
-                        break
-                    largest += pool[v] * v
-                    need -= pool[v]
-                if smallest <= rest <= largest:
-                    break
-            moves -= 1
-        return moves * k
+    def bound(self, cards: int, value: int, pool: Sequence[int]) -> int:
+        return _value_bound(self.rules, cards, value, pool)
 
     def weighed(self, pool: Sequence[int]) -> int:
         """The packing bound: whole moves weigh at least 1 each (see ``packing_weights``)."""
@@ -459,8 +593,12 @@ class _Search:
 
     def run(self) -> SearchResult:
         p, n = self.start, self.on_table
-        self.cap = self.best + self.bound(n + self.size - p, self.value, self.remaining)
+        rest = (self.state & self.table_mask) + self.stock_left[p]
+        cap = self.bounds.get(rest, -1)
+        self.cap = self.best + (cap if cap >= 0 else self.bound_of(rest, n + self.size - p, self.value))
         if p == self.size:
+            width = self.rules.width
+            self.key = sum(((1 << c) - 1) << (width * (v - 1)) for v, c in enumerate(self.counts) if v)
             # With a stock, the search's own first descent (high cards first) is the greedy
             # line and costs nothing extra; a separate lookahead pass first was measured
             # 5-35% slower overall there. Packing is where a good incumbent pays.
@@ -470,26 +608,56 @@ class _Search:
                 self.cap = min(self.cap, self.base + p - n + self.weighed(self.counts))
         if self.best < self.cap:
             with suppress(_Stop):
-                self.search(p, n, self.value, self.key)
+                self.search(p, n, self.value, self.state)
         if self.pending is not None and self.lines:
             self.best_line += self.line_from(*self.pending)
         return SearchResult(best=self.best, states=self.states, line=self.best_line, bound=self.cap)
 
-    def line_from(self, key: int, p: int) -> tuple[Combo, ...]:
+    def line_from(self, key: int, p: int, unary: bool) -> tuple[Combo, ...]:
         """A best line from a state the memo settled: a fresh search of it (whose own line is
         complete, rebuilt the same way from deeper states if need be)."""
-        fields = self.rules.fields
-        values = [v for v in range(1, self.rules.top + 1) for _ in range((key & fields[v]).bit_count())]
+        values = self.table_values(key, unary)
         rebuilt = _Search(self.variant, self.deck)
         rebuilt.root(values, p, 0)
         return rebuilt.run().line
+
+    def table_values(self, key: int, unary: bool) -> list[int]:
+        """The table's values from a key in either layout (the stock position, if any, above)."""
+        rule = self.rules
+        if unary:
+            counts = [(key & rule.fields[v]).bit_count() for v in range(rule.top + 1)]
+        else:
+            mask = (1 << rule.binary_width) - 1
+            counts = [(key >> rule.offsets[v]) & mask if v else 0 for v in range(rule.top + 1)]
+        return [v for v in range(1, rule.top + 1) for _ in range(counts[v])]
+
+    def playable_at(self, table: int) -> list[tuple[Combo, int]]:
+        """The combinations the table (binary layout) can supply, each with its key delta."""
+        # With every guard bit set, subtracting the delta borrows a field's guard bit exactly
+        # when the field holds fewer cards than the combination takes (and never further).
+        rule = self.rules
+        guards = rule.guards
+        raised = table | guards
+        return [move for move, delta in zip(rule.moves, rule.deltas, strict=True) if raised - delta & guards == guards]
+
+    def bound_of(self, rest: int, cards: int, value: int) -> int:
+        """``bound`` for the multiset ``rest`` (binary layout) of ``cards`` cards worth
+        ``value``, remembered per multiset."""
+        mask = (1 << self.rules.binary_width) - 1
+        pool = [rest >> offset & mask for offset in self.rules.offsets]
+        pool[0] = 0
+        cap = _value_bound(self.rules, cards, value, pool)
+        if self.family is not None:
+            cap = min(cap, self.family.moves(pool) * self.rules.per_move)
+        self.bounds[rest] = cap
+        return cap
 
     def improve(self, cleared: int) -> None:
         self.best, self.best_line, self.pending = cleared, tuple(self.path), None
         if cleared >= self.cap:
             raise _Stop
 
-    def improve_through(self, cleared: int, key: int, p: int, combo: Combo | None) -> None:
+    def improve_through(self, cleared: int, key: int, p: int, combo: Combo | None, unary: bool = False) -> None:
         """A new incumbent of ``cleared`` through a state settled exactly in the memo (after
         ``combo``, when given, from the current path), whose line this search never walked:
         the state is kept, and ``run`` rebuilds the line from it.
@@ -498,69 +666,78 @@ class _Search:
         is reached with different totals cleared (a card set aside is not cleared), and a
         memo shared by several roots (``FixedDeck``) holds states settled by earlier roots."""
         path = tuple(self.path) if combo is None else (*self.path, combo)
-        self.best, self.best_line, self.pending = cleared, path, (key, p)
+        self.best, self.best_line, self.pending = cleared, path, (key, p, unary)
         if cleared >= self.cap:
             raise _Stop
 
-    def search(self, p: int, n: int, value: int, key: int) -> int:
+    def search(self, p: int, n: int, value: int, state: int) -> int:
         """What the state can still clear, as ``bound << 1 | exact``, while the stock lasts.
-        ``value`` is what the cards not yet cleared are worth."""
+        ``value`` is what the cards not yet cleared are worth; ``state`` is the memo key: the
+        table's counts in the binary layout, the stock position above."""
         size = self.size
-        if p == size:
-            return self.pack(n, value, key, self.base + p - n)
         cleared = self.base + p - n
         if cleared > self.best:
             self.improve(cleared)
-        rule = self.rules
         memo = self.memo
-        memo_key = key | p << rule.position_shift
-        entry = memo.get(memo_key)
+        entry = memo.get(state)
         if entry is not None and (entry & 1 or cleared + (entry >> 1) <= self.best):
             if cleared + (entry >> 1) > self.best:
-                self.improve_through(cleared + (entry >> 1), key, p, None)
+                self.improve_through(cleared + (entry >> 1), state, p, None)
             return entry
-        playable = self.playable.get(key)
-        if playable is None:
-            playable = self.playable[key] = [combo for combo, need in rule.pairs if key & need == need]
+        if p == size:
+            # Stored under this key too, so that the parent's look-up settles it next time.
+            entry = memo[state] = self.from_stock(n, value, state)
+            return entry
+        table = state & self.table_mask
+        # Every card not yet cleared is on the table or in the stock; a move's refill only
+        # moves cards from one to the other, so a child's multiset is this minus the move.
+        rest = table + self.stock_left[p]
+        bounds = self.bounds
         if entry is not None:
             cap = entry >> 1
-        elif not playable:
-            memo[memo_key] = 1
-            return 1
         else:
-            cap = self.bound(n + size - p, value, self.remaining)
+            # The bound before the playable list: a state it cuts needs no list.
+            cap = bounds.get(rest, -1)
+            if cap < 0:
+                cap = self.bound_of(rest, n + size - p, value)
             if cleared + cap <= self.best:
-                memo[memo_key] = cap << 1
+                memo[state] = cap << 1
                 return cap << 1
+        playable = self.playable.get(table)
+        if playable is None:
+            playable = self.playable[table] = self.playable_at(table)
+        if not playable:
+            memo[state] = 1
+            return 1
+        rule = self.rules
         k = rule.per_move
-        counts, remaining, bits, path = self.counts, self.remaining, rule.bits, self.path
-        refill = self.deck[p : p + k]
-        child_p, child_n, child_value = p + len(refill), n - k + len(refill), value - rule.target
-        child_shifted = child_p << rule.position_shift
+        path = self.path
+        child_p = min(p + k, size)
+        # The refill's cards join the table, and the position advances past them.
+        refilled = state + rest - table - self.stock_left[child_p] + (child_p - p << rule.stock_shift)
+        child_n = n - k + child_p - p
+        child_value = value - rule.target
+        child_cleared = cleared + k
         self.states += 1
         exact_best = bound_best = 0
-        for combo in playable:
-            child = key
-            for v in combo:
-                counts[v] -= 1
-                remaining[v] -= 1
-                child ^= bits[v][counts[v]]
-            for w in refill:
-                child |= bits[w][counts[w]]
-                counts[w] += 1
-            # An exact child is settled without a call: a third of all visits on classic.
-            result = memo.get(child | child_shifted, 0)
-            if not result & 1:
+        for combo, delta in playable:
+            child = refilled - delta
+            # A child settled by the memo, or cut by its entry or its multiset's known bound,
+            # costs no call: on classic most children are one of these.
+            result = memo.get(child)
+            if result is None:
+                result = bounds.get(rest - delta, -1) << 1
+                if result < 0 or child_cleared + (result >> 1) > self.best:
+                    path.append(combo)
+                    result = self.search(child_p, child_n, child_value, child)
+                    path.pop()
+            elif result & 1:
+                if child_cleared + (result >> 1) > self.best:
+                    self.improve_through(child_cleared + (result >> 1), child, child_p, combo)
+            elif child_cleared + (result >> 1) > self.best:
                 path.append(combo)
                 result = self.search(child_p, child_n, child_value, child)
                 path.pop()
-            elif cleared + k + (result >> 1) > self.best:
-                self.improve_through(cleared + k + (result >> 1), child, child_p, combo)
-            for w in refill:
-                counts[w] -= 1
-            for v in combo:
-                counts[v] += 1
-                remaining[v] += 1
             gained = k + (result >> 1)
             if result & 1:
                 if gained > exact_best:
@@ -569,7 +746,25 @@ class _Search:
                         break
             elif gained > bound_best:
                 bound_best = gained
-        return self.settle(memo_key, cap, exact_best, bound_best)
+        # ``settle``, inlined: this is the hot path.
+        found = min(cap, max(exact_best, bound_best))
+        entry = found << 1 | (exact_best >= found)
+        memo[state] = entry
+        return entry
+
+    def from_stock(self, n: int, value: int, state: int) -> int:
+        """The stock just ran out: ``pack`` the table, switching to its unary layout (the
+        conversion remembered per table: on sum15 and grid it would cost a tenth of the time)."""
+        table = state & self.table_mask
+        converted = self.unary.get(table)
+        if converted is None:
+            rule = self.rules
+            mask = (1 << rule.binary_width) - 1
+            counts = tuple(table >> offset & mask if v else 0 for v, offset in enumerate(rule.offsets))
+            key = sum(((1 << c) - 1) << (rule.width * (v - 1)) for v, c in enumerate(counts) if v)
+            converted = self.unary[table] = (key, counts)
+        key, self.counts[:] = converted
+        return self.pack(n, value, key, self.base + self.size - n)
 
     def pack(self, n: int, value: int, key: int, cleared: int) -> int:
         """The same once the stock is empty, where any disjoint combinations can be played in
@@ -579,12 +774,14 @@ class _Search:
             self.improve(cleared)
         rule = self.rules
         memo = self.memo
-        at_end = self.size << rule.position_shift
+        # One past the end: the stock phase keeps its own (binary) entries for the end
+        # position, and these unary keys must never be read as them.
+        at_end = (self.size + 1) << rule.position_shift
         memo_key = key | at_end
         entry = memo.get(memo_key)
         if entry is not None and (entry & 1 or cleared + (entry >> 1) <= self.best):
             if cleared + (entry >> 1) > self.best:
-                self.improve_through(cleared + (entry >> 1), key, self.size, None)
+                self.improve_through(cleared + (entry >> 1), key, self.size, None, unary=True)
             return entry
         counts, top = self.counts, rule.top
         blocked = 0
@@ -640,7 +837,7 @@ class _Search:
                 path.pop()
             elif cleared + k + (result >> 1) > self.best:
                 # A _Stop here leaves counts changed: the search is over, the rebuild reads the key.
-                self.improve_through(cleared + k + (result >> 1), child, self.size, combo)
+                self.improve_through(cleared + k + (result >> 1), child, self.size, combo, unary=True)
             for v in combo:
                 counts[v] += 1
             gained = k + (result >> 1)
