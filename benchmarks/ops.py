@@ -17,7 +17,8 @@ import time
 from collections.abc import Callable
 from itertools import combinations
 
-from triples import rules, session as session_module
+from triples import rules
+from triples import session as session_module
 from triples.session import Session
 from triples.table import Move, Table
 
@@ -96,16 +97,17 @@ def splitmix64_shuffled(items: list[object], seed: int) -> list[object]:
     return deck
 
 
+def new_deals(variant: str) -> Callable[[], object]:
+    """A call that deals the next seed of ``variant`` through the interpreter."""
+    session, seeds = Session(), iter(range(10**9))
+    return lambda: session.apply(["new", "g", next(seeds), variant])
+
+
 def bench_new(repeat: int) -> None:
     print("\nnew with a seed, via run (us/op)")
     print(f"  {'variant':10} {'LCG (SPEC 3)':>13} {'SplitMix64 before':>18} {'ratio':>7}")
     for variant in ("classic", "grid100"):
-        session = Session()
-        seeds = iter(range(10**9))
-
-        def new() -> None:
-            session.apply(["new", "g", next(seeds), variant])
-
+        new = new_deals(variant)
         ours = per_call_us(new, repeat)
         original = session_module.shuffled
         session_module.shuffled = splitmix64_shuffled  # type: ignore[assignment]

@@ -37,7 +37,9 @@ def timed_run(variant: str, first: int, last: int, jobs: int) -> tuple[float, fl
     seconds, cpu = time.perf_counter() - start, children_cpu() - cpu
     if done.returncode != 0:
         raise SystemExit(f"rate --jobs {jobs} failed ({done.returncode}): {done.stderr.strip()}")
-    rows = [line.rsplit(",", 1)[0] for line in done.stdout.splitlines()[1:]]
+    header, *lines = done.stdout.splitlines()
+    timing = header.split(",").index("ms")  # found by name: opt-in columns may follow it
+    rows = [",".join(cell for i, cell in enumerate(line.split(",")) if i != timing) for line in lines]
     return seconds, cpu / seconds, rows
 
 

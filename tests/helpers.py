@@ -96,3 +96,14 @@ SPEC_SECTION_7: dict[str, tuple[list[object], list[object]]] = {
         [["6C", "2D", "10H", "AC", "QH", "2S", "JD", "QC", "6S"], [[1, 4], [1, 7], [4, 5], [5, 7]]],
     ),
 }
+
+# SPEC section 9: Uniscraper's examples (config, best run), with test ids.
+SPEC_SECTION_9: list[tuple[str, list[int]]] = [
+    ("6KQJT98765432AKQJT98765432AKQJT987654", [35, 34, 33, 32, 31, 30, 29]),
+    ("KJQKA2A", [4, 5, 6, 3, 2, 1]),
+    ("KAKJA.TK..JQ...Q", [15, 10, 6, 3, 11, 7, 4, 2, 1]),
+    ("A2A2KAK2", [7, 5, 4, 2, 6]),
+    ("23456789TJQKA23456789TJQKA", list(range(25, 0, -1))),
+    ("K.", []),
+]
+SPEC_SECTION_9_IDS = ["full-deal", "tie", "partly-played", "short", "chain-25", "nothing"]

@@ -12,6 +12,7 @@ from functools import cache
 
 import pytest
 
+from tests.helpers import SPEC_SECTION_9, SPEC_SECTION_9_IDS
 from tests.reference import (
     PYRAMID_RANKS,
     all_runs,
@@ -36,19 +37,10 @@ from triples.pyramid import (
 
 # ---------------------------------------------------------------- SPEC section 9's examples
 
-SPEC_EXAMPLES = [
-    ("6KQJT98765432AKQJT98765432AKQJT987654", [35, 34, 33, 32, 31, 30, 29]),
-    ("KJQKA2A", [4, 5, 6, 3, 2, 1]),
-    ("KAKJA.TK..JQ...Q", [15, 10, 6, 3, 11, 7, 4, 2, 1]),
-    ("A2A2KAK2", [7, 5, 4, 2, 6]),
-    ("23456789TJQKA23456789TJQKA", list(range(25, 0, -1))),
-    ("K.", []),
-]
+SPEC_EXAMPLES = SPEC_SECTION_9
 
 
-@pytest.mark.parametrize(
-    ("config", "expected"), SPEC_EXAMPLES, ids=["full-deal", "tie", "partly-played", "short", "chain-25", "nothing"]
-)
+@pytest.mark.parametrize(("config", "expected"), SPEC_EXAMPLES, ids=SPEC_SECTION_9_IDS)
 def test_spec_examples(config: str, expected: list[int]) -> None:
     assert best_run(config) == expected
     assert run([["bestrun", config]]) == [expected]

@@ -91,8 +91,6 @@ def test_unknown_game(name: str) -> None:
     assert apply_all([["new", "g", 1], [name, "h", *args]]) == [SEED1_TABLE, "error: unknown game"]
 
 
-
-
 def test_ids_are_strings_or_integers_and_never_confused() -> None:
     out = apply_all([["new", 1, 1], ["new", "1", 0], ["table", 1], ["table", "1"], ["table", 2]])
     assert out[2] == SEED1_TABLE

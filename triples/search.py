@@ -1,15 +1,22 @@
 """Exact best score: a branch-and-bound search over (stock position, values on the table).
 
 It is a depth-first search that keeps the best line found so far (the incumbent), cuts every
-state whose upper bound (``_Search.bound``: cards left and the value-sum argument) cannot beat
-it, and stops outright once the incumbent reaches the starting position's bound. Moves are
-value combinations, one per distinct combination, never slot combinations.
+state whose upper bound cannot beat it, and stops outright once the incumbent reaches the
+starting position's bound. The bound (``_value_bound``: cards left and the value-sum argument;
+on classic also a few fixed dual weight vectors, ``_Family``) depends only on the multiset of
+cards not yet cleared, so it is remembered per multiset across states and deals. Moves are
+value combinations, one per distinct combination, never slot combinations. The first line
+tried, the dive (always the first playable combination, high cards first), runs before the
+search without its memo and bounds: when it reaches the bound the search is skipped.
 
 Slots and suits never change a score, so a state is the stock position plus how many cards of
-each value lie on the table. The counts are packed in unary into one int, ``key``: value v owns
-a field of ``width`` bits in which its count c is the c lowest bits set. That makes "can this
-value combination be played here" a single ``key & need == need``, and the key (with the stock
-position above it) is the memo key.
+each value lie on the table, packed into one int, two ways. While the stock lasts the counts
+are binary fields (``_Rules.offsets``) with the stock position above: a move changes the key
+by constants (minus the combination's delta, plus the refill's cards and the position's step),
+and one subtraction against guard bits tells whether a combination is playable. Once the stock
+is empty the packing phase uses a unary layout, ``key``: value v owns a field of ``width`` bits
+in which its count c is the c lowest bits set, so that taking one card flips one bit. The key
+is the memo key; the two layouts' positions never overlap.
 
 The memo holds what a state can still clear, independent of how it was reached. Entries are
 always true upper bounds; the low bit says whether the bound is also the exact value. A
@@ -42,6 +49,7 @@ from fractions import Fraction
 from itertools import accumulate
 from math import lcm
 from operator import mul
+from typing import Literal
 
 from triples import rules
 from triples.config import Variant
@@ -96,22 +104,25 @@ class _Rules:
     every: int
     # bits[v][c]: the key bit that is set when the table holds more than c cards of value v.
     bits: tuple[tuple[int, ...], ...]
-    # The memo key puts the stock position above every count field (of either layout).
+    # The packing phase's memo key puts the stock position (one past the end) above every
+    # count field of either layout.
     position_shift: int
     # The stock phase's layout: value v's count in binary in a field of ``binary_width`` bits
-    # at ``offsets[v]``, wide enough for every copy of a value (the cards not yet cleared, not
-    # just the table). A move then changes the key by constants: minus its combination's
-    # ``deltas`` entry, plus its refill's bits, so a child costs two int operations.
+    # at ``offsets[v]`` (a byte), its top bit a guard bit (``guards``: all of them). A move
+    # changes the key by constants: minus its combination's delta, plus its refill's cards.
     binary_width: int
     # The stock phase's memo key puts the stock position above the binary fields.
     stock_shift: int
     offsets: tuple[int, ...]
     guards: int
+    # One card of every value, and per combination one card of each value it uses, as guard
+    # bits: a field with a card keeps its guard bit after subtracting ``ones``.
+    ones: int
+    spans: tuple[int, ...]
     # units[v]: one card of value v in the binary layout (0 for an empty slot).
     units: tuple[int, ...]
-    # Per combination, in ``combos`` order: its delta in the binary layout, and the
-    # combination with it (what a state's playable list holds).
-    deltas: tuple[int, ...]
+    # Per combination, in ``combos`` order: the combination with its delta in the binary
+    # layout (what a state's playable list holds).
     moves: tuple[tuple[Combo, int], ...]
 
 
@@ -147,10 +158,11 @@ def _rules_for(variant: Variant) -> _Rules:
     for group in by_low:
         group.sort(key=lambda item: item[0][::-1])
     uses = tuple(rules.multiplicities(combo) for combo in combos)
-    # One bit more than the largest count needs: a guard bit, always clear in a key, that lets
-    # one subtraction test every field of a move at once (``_Search.playable_at``).
-    binary_width = max(copies).bit_length() + 1
-    offsets = tuple(binary_width * (v - 1) if v else 0 for v in range(top + 1))
+    # A byte per value (byte v for value v, byte 0 empty): ``int.to_bytes`` then reads every
+    # count at once, in C. Its top bit is a guard bit, always clear in a key (no value has 128
+    # copies), that lets one subtraction test every field of a move at once (``playable_at``).
+    binary_width = 8
+    offsets = tuple(binary_width * v for v in range(top + 1))
     deltas = tuple(sum(m << offsets[v] for v, m in used) for used in uses)
     holders = tuple(
         tuple(sum(1 << i for i, combo in enumerate(combos) if combo.count(v) > j) for j in range(width + 1))
@@ -168,13 +180,14 @@ def _rules_for(variant: Variant) -> _Rules:
         uses=uses,
         holders=holders,
         bits=tuple(tuple(1 << (width * (v - 1) + c) for c in range(width)) if v else () for v in range(top + 1)),
-        position_shift=max(width, binary_width) * top,
+        position_shift=max(width * top, binary_width * (top + 1)),
         binary_width=binary_width,
-        stock_shift=binary_width * top,
+        stock_shift=binary_width * (top + 1),
         offsets=offsets,
         units=tuple(1 << offset if v else 0 for v, offset in enumerate(offsets)),
+        ones=sum(1 << offset for offset in offsets[1:]),
+        spans=tuple(sum(1 << (offsets[v] + binary_width - 1) for v, _ in used) for used in uses),
         guards=sum(1 << (offset + binary_width - 1) for offset in offsets[1:]),
-        deltas=deltas,
         moves=tuple(zip(combos, deltas, strict=True)),
         containing=tuple(sum(1 << i for i, combo in enumerate(combos) if v in combo) for v in range(top + 1)),
         fields=tuple(((1 << width) - 1) << (width * (v - 1)) if v else 0 for v in range(top + 1)),
@@ -277,15 +290,16 @@ def _value_bound(rule: _Rules, cards: int, value: int, pool: Sequence[int]) -> i
                     break
                 smallest += pool[v] * v
                 need -= pool[v]
-            largest, need = 0, left
-            for v in range(top, 0, -1):
-                if pool[v] >= need:
-                    largest += need * v
+            if smallest <= rest:
+                largest, need = 0, left
+                for v in range(top, 0, -1):
+                    if pool[v] >= need:
+                        largest += need * v
+                        break
+                    largest += pool[v] * v
+                    need -= pool[v]
+                if rest <= largest:
                     break
-                largest += pool[v] * v
-                need -= pool[v]
-            if smallest <= rest <= largest:
-                break
         moves -= 1
     return moves * k
 
@@ -297,15 +311,15 @@ class _Family:
     Any weights y >= 0 under which every combination weighs at least 1 bound a pool's moves
     by the pool's weight, whatever the pool: the weights need not be optimal for it. So a
     handful of vectors, found once per variant, bound the stock phase's multisets almost as
-    tightly as solving the linear program for each (classic: 27% fewer states at 4 vectors),
-    at the price of one multiply-add per value. Weights are integers over ``denominator``;
-    ``packed[v]`` holds value v's weight in every vector, one field each, of 1, 2 or 4 bytes
-    (``code``, as for ``memoryview.cast``), so that one multiply-add per value weighs the pool
-    under every vector and the lightest is read off the bytes in C.
+    tightly as solving the linear program for each (classic: a third fewer states). Weights
+    are integers over ``denominator``; ``packed[v]`` holds value v's weight in every vector,
+    one field of 1 to 8 bytes each (``code``, as for ``memoryview.cast``), so that one
+    multiply-add per value weighs the pool under every vector and the lightest is read off
+    the bytes in C.
     """
 
     denominator: int
-    code: str
+    code: Literal["B", "H", "I", "Q"]
     size: int
     packed: tuple[int, ...]
 
@@ -363,8 +377,10 @@ def _family_for(variant: Variant) -> _Family | None:
         # A field holds the heaviest pool's weight: the whole deck's.
         heaviest = max(sum(y * c for y, c in zip(vector, variant.copies, strict=True)) for vector in scaled)
         width = next(width for width in (1, 2, 4, 8) if heaviest < 1 << (8 * width))
-        packed = tuple(sum(vector[v] << (8 * width * i) for i, vector in enumerate(scaled)) for v in range(rule.top + 1))
-        code = {1: "B", 2: "H", 4: "I", 8: "Q"}[width]
+        packed = tuple(
+            sum(vector[v] << (8 * width * i) for i, vector in enumerate(scaled)) for v in range(rule.top + 1)
+        )
+        code: Literal["B", "H", "I", "Q"] = "B" if width == 1 else "H" if width == 2 else "I" if width == 4 else "Q"
         family = _Family(denominator=denominator, code=code, size=width * len(kept), packed=packed)
     _FAMILIES[variant] = family
     return family
@@ -473,6 +489,7 @@ _PLAYABLE: dict[Variant, dict[int, list[tuple[Combo, int]]]] = {}
 PLAYABLE_KEPT = 500_000
 _BOUNDS: dict[Variant, dict[int, int]] = {}
 _UNARY: dict[Variant, dict[int, tuple[int, tuple[int, ...]]]] = {}
+_CANDIDATES: dict[Variant, dict[int, list[tuple[Combo, int]]]] = {}
 BOUNDS_KEPT = 500_000
 
 
@@ -499,6 +516,10 @@ class _Search:
         self.bounds = _BOUNDS.setdefault(variant, {})
         if len(self.bounds) > BOUNDS_KEPT:
             self.bounds.clear()
+        # The combinations each pattern of values present can supply (``playable_at``).
+        self.candidates = _CANDIDATES.setdefault(variant, {})
+        if len(self.candidates) > PLAYABLE_KEPT:
+            self.candidates.clear()
         # The unary key and counts of each table the stock phase hands to ``pack``.
         self.unary = _UNARY.setdefault(variant, {})
         if len(self.unary) > PLAYABLE_KEPT:
@@ -535,9 +556,6 @@ class _Search:
         # Dual weights for the packing phase (packing_weights), when the root has no stock.
         self.weights: list[float] | None = None
 
-    def bound(self, cards: int, value: int, pool: Sequence[int]) -> int:
-        return _value_bound(self.rules, cards, value, pool)
-
     def weighed(self, pool: Sequence[int]) -> int:
         """The packing bound: whole moves weigh at least 1 each (see ``packing_weights``)."""
         weights = self.weights
@@ -546,6 +564,33 @@ class _Search:
         total = sum(w * c for w, c in zip(weights, pool, strict=False))
         # The slack absorbs float error in the sum; it can only loosen the bound.
         return int(total + 1e-6) * self.rules.per_move
+
+    def dive(self) -> None:
+        """The incumbent for a position with a stock: the line that always plays the first
+        playable combination, high cards first, to the end. It is the search's own first
+        descent, without its memo and bounds: where it reaches the root's bound (about 40% of
+        classic deals) the search is skipped, and the dive costs a fraction of that descent."""
+        rule = self.rules
+        k, size, guards, stock_left = rule.per_move, self.size, rule.guards, self.stock_left
+        table, p, n = self.state & self.table_mask, self.start, self.on_table
+        line: list[Combo] = []
+        while True:
+            raised = table | guards
+            for move in rule.moves:
+                if raised - move[1] & guards == guards:
+                    break
+            else:
+                break
+            combo, delta = move
+            line.append(combo)
+            # Past the stock's end the refill is empty: the same step plays the packing.
+            after = min(p + k, size)
+            table += stock_left[p] - stock_left[after] - delta
+            n += after - p - k
+            p = after
+        cleared = self.base + p - n
+        if cleared > self.best:
+            self.best, self.best_line, self.pending = cleared, tuple(line), None
 
     def greedy(self) -> None:
         """The incumbent for a position with an empty stock: each turn play the combination
@@ -595,20 +640,22 @@ class _Search:
         p, n = self.start, self.on_table
         rest = (self.state & self.table_mask) + self.stock_left[p]
         cap = self.bounds.get(rest, -1)
-        self.cap = self.best + (cap if cap >= 0 else self.bound_of(rest, n + self.size - p, self.value))
-        if p == self.size:
+        self.cap = self.base + p - n + (cap if cap >= 0 else self.bound_of(rest, n + self.size - p, self.value))
+        if p < self.size:
+            if not self.memo.get(self.state, 0) & 1:
+                self.dive()
+        else:
             width = self.rules.width
             self.key = sum(((1 << c) - 1) << (width * (v - 1)) for v, c in enumerate(self.counts) if v)
-            # With a stock, the search's own first descent (high cards first) is the greedy
-            # line and costs nothing extra; a separate lookahead pass first was measured
-            # 5-35% slower overall there. Packing is where a good incumbent pays.
+            # A lookahead greedy line: packing is where a good incumbent pays (with a stock,
+            # a lookahead pass first was measured 5-35% slower overall than the plain dive).
             self.greedy()
             if self.best < self.cap:
                 self.weights = packing_weights(self.variant, self.counts)
                 self.cap = min(self.cap, self.base + p - n + self.weighed(self.counts))
         if self.best < self.cap:
             with suppress(_Stop):
-                self.search(p, n, self.value, self.state)
+                self.search(p, n, self.value, self.state, self.memo.get(self.state), -1)
         if self.pending is not None and self.lines:
             self.best_line += self.line_from(*self.pending)
         return SearchResult(best=self.best, states=self.states, line=self.best_line, bound=self.cap)
@@ -638,17 +685,30 @@ class _Search:
         rule = self.rules
         guards = rule.guards
         raised = table | guards
-        return [move for move, delta in zip(rule.moves, rule.deltas, strict=True) if raised - delta & guards == guards]
+        # The guard bits of the values present: few patterns recur (under 800 on classic and
+        # quads), and each narrows the combinations to test to those it can supply at all.
+        present = raised - rule.ones & guards
+        candidates = self.candidates.get(present)
+        if candidates is None:
+            candidates = self.candidates[present] = [
+                move for move, ones in zip(rule.moves, rule.spans, strict=True) if present & ones == ones
+            ]
+        return [move for move in candidates if raised - move[1] & guards == guards]
 
     def bound_of(self, rest: int, cards: int, value: int) -> int:
         """``bound`` for the multiset ``rest`` (binary layout) of ``cards`` cards worth
         ``value``, remembered per multiset."""
-        mask = (1 << self.rules.binary_width) - 1
-        pool = [rest >> offset & mask for offset in self.rules.offsets]
-        pool[0] = 0
-        cap = _value_bound(self.rules, cards, value, pool)
+        rule = self.rules
+        pool = rest.to_bytes(rule.top + 1, "little")  # byte v: value v's count, byte 0 empty
+        cap = -1
         if self.family is not None:
-            cap = min(cap, self.family.moves(pool) * self.rules.per_move)
+            # Below the value sum's count of moves the family is the tighter bound (its test
+            # of the cards left over would rarely cut further: on classic, never).
+            moves = self.family.moves(pool)
+            if moves < cards // rule.per_move and moves < value // rule.target:
+                cap = moves * rule.per_move
+        if cap < 0:
+            cap = _value_bound(rule, cards, value, pool)
         self.bounds[rest] = cap
         return cap
 
@@ -670,16 +730,16 @@ class _Search:
         if cleared >= self.cap:
             raise _Stop
 
-    def search(self, p: int, n: int, value: int, state: int) -> int:
+    def search(self, p: int, n: int, value: int, state: int, entry: int | None, bound: int) -> int:
         """What the state can still clear, as ``bound << 1 | exact``, while the stock lasts.
         ``value`` is what the cards not yet cleared are worth; ``state`` is the memo key: the
-        table's counts in the binary layout, the stock position above."""
+        table's counts in the binary layout, the stock position above. The caller has looked
+        up the state's memo ``entry`` already, and its multiset's ``bound`` (-1: not known)."""
         size = self.size
         cleared = self.base + p - n
         if cleared > self.best:
             self.improve(cleared)
         memo = self.memo
-        entry = memo.get(state)
         if entry is not None and (entry & 1 or cleared + (entry >> 1) <= self.best):
             if cleared + (entry >> 1) > self.best:
                 self.improve_through(cleared + (entry >> 1), state, p, None)
@@ -697,7 +757,7 @@ class _Search:
             cap = entry >> 1
         else:
             # The bound before the playable list: a state it cuts needs no list.
-            cap = bounds.get(rest, -1)
+            cap = bound if bound >= 0 else bounds.get(rest, -1)
             if cap < 0:
                 cap = self.bound_of(rest, n + size - p, value)
             if cleared + cap <= self.best:
@@ -712,13 +772,15 @@ class _Search:
         rule = self.rules
         k = rule.per_move
         path = self.path
-        child_p = min(p + k, size)
+        child_p = p + k if p + k < size else size
         # The refill's cards join the table, and the position advances past them.
         refilled = state + rest - table - self.stock_left[child_p] + (child_p - p << rule.stock_shift)
         child_n = n - k + child_p - p
         child_value = value - rule.target
         child_cleared = cleared + k
         self.states += 1
+        if child_p == size:
+            return self.into_packing(state, cap, playable, refilled, child_n, child_value, child_cleared)
         exact_best = bound_best = 0
         for combo, delta in playable:
             child = refilled - delta
@@ -726,17 +788,19 @@ class _Search:
             # costs no call: on classic most children are one of these.
             result = memo.get(child)
             if result is None:
-                result = bounds.get(rest - delta, -1) << 1
-                if result < 0 or child_cleared + (result >> 1) > self.best:
+                cut = bounds.get(rest - delta, -1)
+                if cut < 0 or child_cleared + cut > self.best:
                     path.append(combo)
-                    result = self.search(child_p, child_n, child_value, child)
+                    result = self.search(child_p, child_n, child_value, child, None, cut)
                     path.pop()
+                else:
+                    result = cut << 1
             elif result & 1:
                 if child_cleared + (result >> 1) > self.best:
                     self.improve_through(child_cleared + (result >> 1), child, child_p, combo)
             elif child_cleared + (result >> 1) > self.best:
                 path.append(combo)
-                result = self.search(child_p, child_n, child_value, child)
+                result = self.search(child_p, child_n, child_value, child, result, -1)
                 path.pop()
             gained = k + (result >> 1)
             if result & 1:
@@ -747,24 +811,50 @@ class _Search:
             elif gained > bound_best:
                 bound_best = gained
         # ``settle``, inlined: this is the hot path.
-        found = min(cap, max(exact_best, bound_best))
+        found = exact_best if exact_best > bound_best else bound_best
+        if found > cap:
+            found = cap
         entry = found << 1 | (exact_best >= found)
         memo[state] = entry
         return entry
 
     def from_stock(self, n: int, value: int, state: int) -> int:
-        """The stock just ran out: ``pack`` the table, switching to its unary layout (the
-        conversion remembered per table: on sum15 and grid it would cost a tenth of the time)."""
-        table = state & self.table_mask
+        """A root with an empty stock: ``pack`` its table."""
+        key, self.counts[:] = self.unary_of(state & self.table_mask)
+        return self.pack(n, value, key, self.base + self.size - n)
+
+    def unary_of(self, table: int) -> tuple[int, tuple[int, ...]]:
+        """The unary key and the counts of a table (binary layout), remembered per table: on
+        sum15 and grid, where most states are packing, converting costs a tenth of the time."""
         converted = self.unary.get(table)
         if converted is None:
             rule = self.rules
-            mask = (1 << rule.binary_width) - 1
-            counts = tuple(table >> offset & mask if v else 0 for v, offset in enumerate(rule.offsets))
+            counts = tuple(table.to_bytes(rule.top + 1, "little"))  # byte v: value v's count
             key = sum(((1 << c) - 1) << (rule.width * (v - 1)) for v, c in enumerate(counts) if v)
             converted = self.unary[table] = (key, counts)
-        key, self.counts[:] = converted
-        return self.pack(n, value, key, self.base + self.size - n)
+        return converted
+
+    def into_packing(
+        self, state: int, cap: int, playable: list[tuple[Combo, int]], refilled: int, n: int, value: int, cleared: int
+    ) -> int:
+        """``search``'s loop for the moves that take the stock's last cards: each child is a
+        packing state, handed to ``pack`` in its layout (``pack`` checks its own memo)."""
+        k, mask, counts, path = self.rules.per_move, self.table_mask, self.counts, self.path
+        exact_best = bound_best = 0
+        for combo, delta in playable:
+            key, counts[:] = self.unary_of((refilled - delta) & mask)
+            path.append(combo)
+            result = self.pack(n, value, key, cleared)
+            path.pop()
+            gained = k + (result >> 1)
+            if result & 1:
+                if gained > exact_best:
+                    exact_best = gained
+                    if exact_best >= cap:
+                        break
+            elif gained > bound_best:
+                bound_best = gained
+        return self.settle(state, cap, exact_best, bound_best)
 
     def pack(self, n: int, value: int, key: int, cleared: int) -> int:
         """The same once the stock is empty, where any disjoint combinations can be played in
@@ -812,7 +902,7 @@ class _Search:
         if entry is not None:
             cap = entry >> 1
         else:
-            cap = self.bound(n, value, counts)
+            cap = _value_bound(rule, n, value, counts)
             if self.weights is not None:
                 cap = min(cap, self.weighed(counts))
             if cleared + cap <= self.best:

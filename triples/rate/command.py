@@ -33,14 +33,19 @@ DEFAULT_SCHEDULER_TIMEOUT = 10
 LOCAL = "local"
 
 
-def fail(message: str) -> int:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+def fail(message: str, prog: str = PROG) -> int:
+    print(f"{prog}: error: {message}", file=sys.stderr)
     return EXIT_BAD_INPUT
 
 
-def _argparse_error(message: str) -> NoReturn:
-    # argparse's own report is a usage block plus a line; the contract is one line.
-    sys.exit(fail(message))
+def one_line_errors(parser: argparse.ArgumentParser, prog: str = PROG) -> None:
+    """Make argparse's refusals one line and exit status 2: its own report is a usage block
+    plus a line, and the contract is one line."""
+
+    def error(message: str) -> NoReturn:
+        sys.exit(fail(message, prog))
+
+    parser.error = error  # type: ignore[method-assign]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -74,7 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=str(DEFAULT_SCHEDULER_TIMEOUT),
         help=f"seconds to wait for the scheduler and a first worker (default {DEFAULT_SCHEDULER_TIMEOUT})",
     )
-    parser.error = _argparse_error  # type: ignore[method-assign]
+    one_line_errors(parser)
 
 
 @dataclass(frozen=True)

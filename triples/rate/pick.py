@@ -21,13 +21,13 @@ import sys
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import IO, NoReturn
+from typing import IO
 
 from triples.config import DEFAULT_VARIANT, VARIANTS, variant_named
 from triples.difficulty import BANDS
 from triples.errors import TriplesError
-from triples.exits import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
-from triples.rate import plots
+from triples.exits import EXIT_INTERRUPTED, EXIT_OK
+from triples.rate import command, plots
 from triples.rate.columns import BAND, DIFFICULTY_COLUMNS
 from triples.rate.command import (
     MAX_SEED,
@@ -59,12 +59,7 @@ WIDER = 1.5  # how much more than the observed rate says a suggested range allow
 
 
 def fail(message: str) -> int:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
-    return EXIT_BAD_INPUT
-
-
-def _argparse_error(message: str) -> NoReturn:
-    sys.exit(fail(message))
+    return command.fail(message, PROG)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,7 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--jobs", metavar="N", help="worker processes (default: the core count)")
     parser.add_argument("--plot", metavar="FILE", help=plots.PLOT_HELP.replace("of the run", "of the deals looked at"))
-    parser.error = _argparse_error  # type: ignore[method-assign]
+    command.one_line_errors(parser, PROG)
 
 
 @dataclass(frozen=True)
