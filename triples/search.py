@@ -44,7 +44,7 @@ import random
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import accumulate
 from math import lcm
@@ -338,9 +338,10 @@ def _family_for(variant: Variant) -> _Family | None:
     """A variant's family: optimal dual vectors of multisets that random play leaves in its
     first half (the kind of multiset the stock phase spends its states on), the vectors that
     beat the value-sum bound most often first. None unless they beat it on a quarter of
-    those multisets: each bound would pay for the family without saving states (pairs, quads,
-    sum15 and grid: 0-8%; classic: 58%). Deterministic (a generator seeded by the variant's
-    name), some milliseconds of linear programs once per variant."""
+    those multisets: otherwise each bound would pay for the family without saving states (the
+    linear program beats it on 17 of 32 such multisets on classic, 0-7 of 30-59 on pairs,
+    quads, sum15 and grid). Deterministic (a generator seeded by the variant's name), some
+    milliseconds of linear programs once per variant."""
     if variant in _FAMILIES:
         return _FAMILIES[variant]
     rule = _rules_for(variant)
@@ -485,12 +486,33 @@ def slot_line(table: Table, line: Sequence[Combo]) -> list[Move]:
     return moves
 
 
-_PLAYABLE: dict[Variant, dict[int, list[tuple[Combo, int]]]] = {}
-PLAYABLE_KEPT = 500_000
-_BOUNDS: dict[Variant, dict[int, int]] = {}
-_UNARY: dict[Variant, dict[int, tuple[int, tuple[int, ...]]]] = {}
-_CANDIDATES: dict[Variant, dict[int, list[tuple[Combo, int]]]] = {}
-BOUNDS_KEPT = 500_000
+@dataclass
+class _Caches:
+    """What searches of one variant remember between them, each emptied when it passes
+    ``CACHE_KEPT`` entries: every table and multiset recurs under many stock positions, and
+    across deals (one look-up per search finds them all: a classic search is a tenth of a
+    millisecond)."""
+
+    # The playable combinations (with their deltas) of each table, binary layout. Tuples, not
+    # lists: the collector stops tracking a tuple of atoms, so tens of thousands of them cost
+    # no full garbage collection (one took 15 ms in a quads run with lists).
+    playable: dict[int, tuple[tuple[Combo, int], ...]] = field(default_factory=dict)
+    # The stock phase's bound per multiset of cards not yet cleared (binary layout): it
+    # depends on nothing else.
+    bounds: dict[int, int] = field(default_factory=dict)
+    # The combinations each pattern of values present can supply (``playable_at``).
+    candidates: dict[int, tuple[tuple[Combo, int], ...]] = field(default_factory=dict)
+    # The unary key and counts of each table the stock phase hands to ``pack``.
+    unary: dict[int, tuple[int, tuple[int, ...]]] = field(default_factory=dict)
+
+    def trim(self) -> None:
+        for cache in (self.playable, self.bounds, self.candidates, self.unary):
+            if len(cache) > CACHE_KEPT:
+                cache.clear()
+
+
+_CACHES: dict[Variant, _Caches] = {}
+CACHE_KEPT = 500_000
 
 
 class _Search:
@@ -506,24 +528,12 @@ class _Search:
         self.memo: dict[int, int] = {}
         # Whether ``run`` completes a line found through the memo (``FixedDeck`` needs none).
         self.lines = True
-        # The playable combinations of each table seen: one table recurs under many stock
-        # positions, and across searches of one variant.
-        self.playable = _PLAYABLE.setdefault(variant, {})
-        if len(self.playable) > PLAYABLE_KEPT:
-            self.playable.clear()
-        # The stock phase's bound per multiset of cards not yet cleared (binary layout): it
-        # depends on nothing else, and the same multisets recur across states and deals.
-        self.bounds = _BOUNDS.setdefault(variant, {})
-        if len(self.bounds) > BOUNDS_KEPT:
-            self.bounds.clear()
-        # The combinations each pattern of values present can supply (``playable_at``).
-        self.candidates = _CANDIDATES.setdefault(variant, {})
-        if len(self.candidates) > PLAYABLE_KEPT:
-            self.candidates.clear()
-        # The unary key and counts of each table the stock phase hands to ``pack``.
-        self.unary = _UNARY.setdefault(variant, {})
-        if len(self.unary) > PLAYABLE_KEPT:
-            self.unary.clear()
+        caches = _CACHES.get(variant)
+        if caches is None:
+            caches = _CACHES[variant] = _Caches()
+        caches.trim()
+        self.playable, self.bounds = caches.playable, caches.bounds
+        self.candidates, self.unary = caches.candidates, caches.unary
         # Per stock position p: the stock deck[p:] as a binary-layout histogram. The table's
         # key plus this is the multiset the bound reads; the difference of two is a refill.
         units = self.rules.units
@@ -647,8 +657,8 @@ class _Search:
         else:
             width = self.rules.width
             self.key = sum(((1 << c) - 1) << (width * (v - 1)) for v, c in enumerate(self.counts) if v)
-            # A lookahead greedy line: packing is where a good incumbent pays (with a stock,
-            # a lookahead pass first was measured 5-35% slower overall than the plain dive).
+            # A lookahead greedy line: packing is where a good incumbent pays (with a stock the
+            # plain dive; a lookahead pass there was measured 5-35% slower overall).
             self.greedy()
             if self.best < self.cap:
                 self.weights = packing_weights(self.variant, self.counts)
@@ -678,7 +688,7 @@ class _Search:
             counts = [(key >> rule.offsets[v]) & mask if v else 0 for v in range(rule.top + 1)]
         return [v for v in range(1, rule.top + 1) for _ in range(counts[v])]
 
-    def playable_at(self, table: int) -> list[tuple[Combo, int]]:
+    def playable_at(self, table: int) -> tuple[tuple[Combo, int], ...]:
         """The combinations the table (binary layout) can supply, each with its key delta."""
         # With every guard bit set, subtracting the delta borrows a field's guard bit exactly
         # when the field holds fewer cards than the combination takes (and never further).
@@ -690,10 +700,10 @@ class _Search:
         present = raised - rule.ones & guards
         candidates = self.candidates.get(present)
         if candidates is None:
-            candidates = self.candidates[present] = [
-                move for move, ones in zip(rule.moves, rule.spans, strict=True) if present & ones == ones
-            ]
-        return [move for move in candidates if raised - move[1] & guards == guards]
+            candidates = self.candidates[present] = tuple(
+                [move for move, ones in zip(rule.moves, rule.spans, strict=True) if present & ones == ones]
+            )
+        return tuple([move for move in candidates if raised - move[1] & guards == guards])
 
     def bound_of(self, rest: int, cards: int, value: int) -> int:
         """``bound`` for the multiset ``rest`` (binary layout) of ``cards`` cards worth
@@ -835,7 +845,14 @@ class _Search:
         return converted
 
     def into_packing(
-        self, state: int, cap: int, playable: list[tuple[Combo, int]], refilled: int, n: int, value: int, cleared: int
+        self,
+        state: int,
+        cap: int,
+        playable: tuple[tuple[Combo, int], ...],
+        refilled: int,
+        n: int,
+        value: int,
+        cleared: int,
     ) -> int:
         """``search``'s loop for the moves that take the stock's last cards: each child is a
         packing state, handed to ``pack`` in its layout (``pack`` checks its own memo)."""
