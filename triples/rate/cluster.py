@@ -18,6 +18,7 @@ import signal
 from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
+from itertools import islice
 from typing import Any
 
 import dask
@@ -41,12 +42,33 @@ LOCAL_CONFIG = {
 }
 
 
+# A task of one cheap batch (100 classic seeds rate in about 20 ms) is mostly the round trip
+# through the scheduler, which shares this machine's cores with the workers: consecutive
+# batches go out together, up to this many to a task, when there are enough to keep every
+# worker busy (the batches, and so the rows, stay the same).
+MAX_BATCHES_PER_TASK = 10
+TASKS_PER_WORKER = 8
+
+
+def batches_per_task(batch_count: int, workers: int) -> int:
+    """How many of ``batch_count`` cheap batches one task takes: as many as keep at least
+    ``TASKS_PER_WORKER`` tasks for each worker, at most ``MAX_BATCHES_PER_TASK``."""
+    return max(1, min(MAX_BATCHES_PER_TASK, batch_count // (workers * TASKS_PER_WORKER)))
+
+
+def rate_each(rate: RateBatch, group: list[list[int]]) -> list[list[Row]]:
+    """One task's work: each of its batches rated as the pool rates it."""
+    return [rate(batch) for batch in group]
+
+
 class OnCluster:
-    """The executor: batches as tasks of one Dask client."""
+    """The executor: batches as tasks of one Dask client (``group`` consecutive batches to a
+    task; 1 unless the rows are cheap, see ``batches_per_task``)."""
 
     def __init__(self, client: Client, where: str) -> None:
         self.client = client
         self.where = where
+        self.group = 1
 
     @property
     def label(self) -> str:
@@ -62,15 +84,16 @@ class OnCluster:
         in_flight = self.workers * BATCHES_IN_FLIGHT_PER_JOB
         # The latest submissions, which include every unfinished one; older futures are let go,
         # so that the cluster can forget their rows once they are written.
-        latest: deque[Future[list[Row]]] = deque(maxlen=in_flight)
+        latest: deque[Future[list[list[Row]]]] = deque(maxlen=in_flight)
 
-        def submit(batch: list[int]) -> Future[list[Row]]:
-            future = self.client.submit(rate, batch, pure=False)
+        def submit(group: list[list[int]]) -> Future[list[list[Row]]]:
+            future = self.client.submit(rate_each, rate, group, pure=False)
             latest.append(future)
             return future
 
         try:
-            yield from in_submission_order(submit, batches, in_flight)
+            for rated in in_submission_order(submit, grouped(batches, self.group), in_flight):
+                yield from rated
         except ImportError as exc:
             raise ClusterError(f"a worker cannot import triples ({exc}): {INSTALL_HINT}") from None
         except KilledWorker as exc:  # the same batch took down worker after worker
@@ -79,6 +102,12 @@ class OnCluster:
             unfinished = [future for future in latest if not future.done()]
             if unfinished:
                 self.client.cancel(unfinished)
+
+
+def grouped(batches: Iterable[list[int]], size: int) -> Iterator[list[list[int]]]:
+    it = iter(batches)
+    while group := list(islice(it, size)):
+        yield group
 
 
 INSTALL_HINT = f"install triples {installed_version()} on every worker"

@@ -208,7 +208,10 @@ def executor_for(request: Request, todo_count: int) -> Iterator[tuple[Executor, 
     except ImportError:
         raise BadInput("--scheduler needs Dask: pip install 'triples[cluster]'") from None
     with cluster.connect(request.scheduler, request.local_workers, request.scheduler_timeout) as executor:
-        yield executor, batch_size_for(todo_count, executor.workers)
+        size = batch_size_for(todo_count, executor.workers)
+        if not request.extra_columns:  # cheap rows: send several batches to a task
+            executor.group = cluster.batches_per_task(math.ceil(todo_count / size), executor.workers)
+        yield executor, size
 
 
 def progress_bar(total: int, label: str) -> tqdm[NoReturn] | None:

@@ -21,6 +21,7 @@ from triples.rate.rows import RateOptions, Row, rate_batch
 from triples.strategy import strategy_named
 
 T = TypeVar("T")
+Work = TypeVar("Work")  # what one task is given: a batch of seeds, or a group of batches
 T_co = TypeVar("T_co", covariant=True)
 
 MAX_BATCH = 100
@@ -57,9 +58,7 @@ def batches(seeds: Iterable[int], size: int) -> Iterator[list[int]]:
         yield batch
 
 
-def in_submission_order(
-    submit: Callable[[list[int]], Pending[T]], batches: Iterable[list[int]], in_flight: int
-) -> Iterator[T]:
+def in_submission_order(submit: Callable[[Work], Pending[T]], batches: Iterable[Work], in_flight: int) -> Iterator[T]:
     """Results in the order of ``batches``, with at most ``in_flight`` submitted and not yet
     yielded: a batch that finishes early is held until its turn."""
     pending: deque[Pending[T]] = deque()
