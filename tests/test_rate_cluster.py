@@ -230,3 +230,31 @@ def test_rate_without_scheduler_never_imports_dask(tmp_path: Path) -> None:
     assert "triples.rate.command" in modules
     assert [m for m in modules if not m.startswith("triples")] == []
     assert "triples.rate.cluster" not in modules
+
+
+@pytest.mark.parametrize(
+    ("batch_count", "workers", "group"),
+    [(200, 2, 10), (48, 2, 3), (31, 2, 1), (5, 2, 1), (10_000, 64, 10), (0, 2, 1)],
+    ids=["many", "some", "just-too-few", "few", "big-cluster", "none"],
+)
+def test_cheap_batches_go_out_several_to_a_task(batch_count: int, workers: int, group: int) -> None:
+    from triples.rate.cluster import batches_per_task
+
+    assert batches_per_task(batch_count, workers) == group
+
+
+def test_grouped_batches_give_the_rows_of_single_batches(cluster: tuple[LocalCluster, Client]) -> None:
+    from functools import partial
+
+    from triples.rate.cluster import OnCluster
+    from triples.rate.executors import batches
+    from triples.rate.rows import RateOptions, rate_batch
+
+    rate = partial(rate_batch, RateOptions("sum15", "high"))
+    executor = OnCluster(cluster[1], "test")
+    executor.group = 3  # 15 batches of 7 seeds (the last of 1) in 5 tasks
+    on_cluster = list(executor.rate(rate, batches(range(100, 199), 7)))
+    in_process = [rate(batch) for batch in batches(range(100, 199), 7)]
+    assert [[row.seed for row in rows] for rows in on_cluster] == [[row.seed for row in rows] for rows in in_process]
+    strip = [[(r.seed, r.autoplay, r.best, r.gap, r.won, r.states) for r in rows] for rows in on_cluster]
+    assert strip == [[(r.seed, r.autoplay, r.best, r.gap, r.won, r.states) for r in rows] for rows in in_process]
