@@ -46,7 +46,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import accumulate
+from itertools import accumulate, islice
 from math import lcm
 from operator import mul
 from typing import Literal
@@ -56,6 +56,10 @@ from triples.config import Variant
 from triples.table import Move, Table
 
 Combo = tuple[int, ...]
+# A move of the stock phase: the combination, its delta in the binary layout, and its cards'
+# weight under the family (``_Family.weighed``; 0 without a family).
+_Move = tuple[Combo, int, int]
+_Kit = tuple["_Rules", "_Caches", "_Family | None", tuple[_Move, ...]]
 
 
 @dataclass(frozen=True)
@@ -122,7 +126,7 @@ class _Rules:
     # units[v]: one card of value v in the binary layout (0 for an empty slot).
     units: tuple[int, ...]
     # Per combination, in ``combos`` order: the combination with its delta in the binary
-    # layout (what a state's playable list holds).
+    # layout (``_Search.moves`` adds each one's family weight).
     moves: tuple[tuple[Combo, int], ...]
 
 
@@ -323,9 +327,13 @@ class _Family:
     size: int
     packed: tuple[int, ...]
 
-    def moves(self, pool: Sequence[int]) -> int:
-        """The fewest moves any vector allows the pool."""
-        weighed = sum(map(mul, pool, self.packed))
+    def weighed(self, pool: Sequence[int]) -> int:
+        """The pool's weight under every vector, one field each. Weights add up: the search
+        carries a multiset's weight and subtracts each move's (``_Move``)."""
+        return sum(map(mul, pool, self.packed))
+
+    def lightest(self, weighed: int) -> int:
+        """The fewest moves any vector allows a pool of that weight (``weighed``)."""
         return min(memoryview(weighed.to_bytes(self.size, sys.byteorder)).cast(self.code)) // self.denominator
 
 
@@ -387,35 +395,50 @@ def _family_for(variant: Variant) -> _Family | None:
     return family
 
 
-@contextmanager
-def _recursion_room(depth: int) -> Iterator[None]:
-    """Make sure ``depth`` more frames fit on top of whatever called us. Each search level
-    removes at least one card, so the deck size bounds the depth: about a hundred frames for
-    grid100, inside Python's default limit unless the caller is already deep."""
-    limit = wanted = sys.getrecursionlimit()
+def _make_room(depth: int) -> int:
+    """Make sure ``depth`` more frames fit on top of whatever called us, and return the
+    recursion limit to restore afterwards (0: it was left alone). Each search level removes
+    at least one card, so the deck size bounds the depth: about a hundred frames for grid100,
+    inside Python's default limit unless the caller is already deep."""
+    limit = sys.getrecursionlimit()
     # Asking for a frame deeper than the stack raises: the common case, told without walking
     # the stack in Python (which cost as much as a small classic search).
-    with suppress(ValueError):
+    try:
         sys._getframe(max(0, limit - depth - 50))
-        used, frame = 0, sys._getframe()
-        while frame.f_back is not None:
-            used, frame = used + 1, frame.f_back
-        wanted = used + depth + 50
-    if wanted > limit:
-        sys.setrecursionlimit(wanted)
+    except ValueError:
+        return 0
+    used, frame = 0, sys._getframe()
+    while frame.f_back is not None:
+        used, frame = used + 1, frame.f_back
+    wanted = used + depth + 50
+    if wanted <= limit:
+        return 0
+    sys.setrecursionlimit(wanted)
+    return limit
+
+
+@contextmanager
+def _recursion_room(depth: int) -> Iterator[None]:
+    """``_make_room`` for a block."""
+    restore = _make_room(depth)
     try:
         yield
     finally:
-        if wanted > limit:
-            sys.setrecursionlimit(limit)
+        if restore:
+            sys.setrecursionlimit(restore)
 
 
 def analyse(table: Table) -> SearchResult:
     """Search the table's position to the end. Reads the table only; never changes it."""
-    with _recursion_room(len(table.deck_values)):
-        searcher = _Search(table.variant, table.deck_values)
-        searcher.root(table.values, table.next_card, table.cleared)
+    searcher = _Search(table.variant, table.deck_values)
+    searcher.root(table.values, table.next_card, table.cleared)
+    # ``_recursion_room`` without the generator: a classic search is some tens of microseconds.
+    restore = _make_room(searcher.size)
+    try:
         return searcher.run()
+    finally:
+        if restore:
+            sys.setrecursionlimit(restore)
 
 
 def analyse_values(variant: Variant, values: Sequence[int], deck: Sequence[int], next_card: int) -> SearchResult:
@@ -493,34 +516,89 @@ class _Caches:
     across deals (one look-up per search finds them all: a classic search is a tenth of a
     millisecond)."""
 
-    # The playable combinations (with their deltas) of each table, binary layout. Tuples, not
-    # lists: the collector stops tracking a tuple of atoms, so tens of thousands of them cost
-    # no full garbage collection (one took 15 ms in a quads run with lists).
-    playable: dict[int, tuple[tuple[Combo, int], ...]] = field(default_factory=dict)
     # The stock phase's bound per multiset of cards not yet cleared (binary layout): it
     # depends on nothing else.
     bounds: dict[int, int] = field(default_factory=dict)
     # The combinations each pattern of values present can supply (``playable_at``).
-    candidates: dict[int, tuple[tuple[Combo, int], ...]] = field(default_factory=dict)
+    candidates: dict[int, tuple[_Move, ...]] = field(default_factory=dict)
     # The unary key and counts of each table the stock phase hands to ``pack``.
     unary: dict[int, tuple[int, tuple[int, ...]]] = field(default_factory=dict)
 
     def trim(self) -> None:
-        for cache in (self.playable, self.bounds, self.candidates, self.unary):
+        for cache in (self.bounds, self.candidates, self.unary):
             if len(cache) > CACHE_KEPT:
                 cache.clear()
 
 
 _CACHES: dict[Variant, _Caches] = {}
 CACHE_KEPT = 500_000
+# Per variant: its rules, caches, family (None without a stock) and moves with their family
+# weights, one look-up per search.
+_KITS: dict[Variant, _Kit] = {}
+
+
+def _kit_for(variant: Variant) -> _Kit:
+    global _LAST_KIT
+    kit = _KITS.get(variant)
+    if kit is None:
+        caches = _CACHES.get(variant)
+        if caches is None:
+            caches = _CACHES[variant] = _Caches()
+        family = _family_for(variant) if variant.deck_size > variant.slots else None
+        rule = _rules_for(variant)
+        packed = family.packed if family is not None else (0,) * (rule.top + 1)
+        moves = tuple((combo, delta, sum(packed[v] for v in combo)) for combo, delta in rule.moves)
+        kit = _KITS[variant] = (rule, caches, family, moves)
+    _LAST_KIT = (variant, kit)
+    return kit
+
+
+# The last variant searched and its kit: told by identity, since hashing a variant hashes
+# all its fields (which costs more than the rest of setting up a search).
+_LAST_KIT: tuple[Variant, _Kit] | None = None
 
 
 class _Search:
     """One search from one position. All mutable state lives here; the table is only read."""
 
+    # Slots: a search is built per deal and its attributes are read in the hot loop.
+    __slots__ = (
+        "base",
+        "best",
+        "best_line",
+        "bounds",
+        "candidates",
+        "cap",
+        "counts",
+        "deck",
+        "family",
+        "guards",
+        "key",
+        "lines",
+        "memo",
+        "moves",
+        "on_table",
+        "ones",
+        "path",
+        "pending",
+        "per_move",
+        "rules",
+        "size",
+        "start",
+        "state",
+        "states",
+        "stock_left",
+        "stock_shift",
+        "table_mask",
+        "target",
+        "unary",
+        "value",
+        "variant",
+        "weights",
+    )
+
     def __init__(self, variant: Variant, deck: Sequence[int]) -> None:
         self.variant = variant
-        self.rules = _rules_for(variant)
         self.deck = deck
         self.size = len(deck)
         # Entries depend on the deck only, never on the root: every root over this deck
@@ -528,31 +606,34 @@ class _Search:
         self.memo: dict[int, int] = {}
         # Whether ``run`` completes a line found through the memo (``FixedDeck`` needs none).
         self.lines = True
-        caches = _CACHES.get(variant)
-        if caches is None:
-            caches = _CACHES[variant] = _Caches()
+        last = _LAST_KIT
+        kit = last[1] if last is not None and last[0] is variant else _kit_for(variant)
+        rule, caches, self.family, self.moves = kit
+        self.rules = rule
         caches.trim()
-        self.playable, self.bounds = caches.playable, caches.bounds
-        self.candidates, self.unary = caches.candidates, caches.unary
+        self.bounds, self.candidates, self.unary = caches.bounds, caches.candidates, caches.unary
         # Per stock position p: the stock deck[p:] as a binary-layout histogram. The table's
         # key plus this is the multiset the bound reads; the difference of two is a refill.
-        units = self.rules.units
-        self.stock_left = list(accumulate(reversed([units[v] for v in deck]), initial=0))
+        self.stock_left = list(accumulate(map(rule.units.__getitem__, reversed(deck)), initial=0))
         self.stock_left.reverse()
-        self.table_mask = (1 << self.rules.stock_shift) - 1
-        self.family = _family_for(variant) if variant.deck_size > variant.slots else None
+        self.table_mask = (1 << rule.stock_shift) - 1
+        # The hot loop's constants, one attribute look-up each.
+        self.per_move, self.target, self.stock_shift = rule.per_move, rule.target, rule.stock_shift
+        self.guards, self.ones = rule.guards, rule.ones
 
     def root(self, values: Sequence[int], next_card: int, cleared: int) -> None:
         """Start a search from the position with ``values`` on the table (0 for an empty slot),
         the stock ``deck[next_card:]`` and ``cleared`` cards already cleared."""
         rule = self.rules
-        self.counts = rules.histogram(values, rule.top)
+        # The counts serve the packing phase only: ``from_stock`` and ``into_packing`` fill
+        # them when the search gets there.
+        self.counts = rules.histogram(values, rule.top) if next_card >= self.size else [0] * (rule.top + 1)
         # The stock phase's memo key (binary layout, position above).
-        self.state = sum(rule.units[v] for v in values) + (next_card << rule.stock_shift)
+        self.state = sum(map(rule.units.__getitem__, values)) + (next_card << rule.stock_shift)
         self.start = next_card
-        self.on_table = sum(self.counts)
+        self.on_table = len(values) - values.count(0)
         # What every card not yet cleared, on the table or in the stock, is worth.
-        self.value = sum(values) + sum(self.deck[next_card:])
+        self.value = sum(values) + sum(islice(self.deck, next_card, None))
         # Every dealt card is cleared or on the table, so this is 0 for any table built by
         # push/pop; keeping it makes the answer the table's own cleared plus what is gained.
         self.base = cleared - (next_card - self.on_table)
@@ -580,13 +661,13 @@ class _Search:
         playable combination, high cards first, to the end. It is the search's own first
         descent, without its memo and bounds: where it reaches the root's bound (about 40% of
         classic deals) the search is skipped, and the dive costs a fraction of that descent."""
-        rule = self.rules
-        k, size, guards, stock_left = rule.per_move, self.size, rule.guards, self.stock_left
+        k, size, guards, stock_left = self.per_move, self.size, self.guards, self.stock_left
+        moves = self.rules.moves
         table, p, n = self.state & self.table_mask, self.start, self.on_table
         line: list[Combo] = []
         while True:
             raised = table | guards
-            for move in rule.moves:
+            for move in moves:
                 if raised - move[1] & guards == guards:
                     break
             else:
@@ -649,8 +730,12 @@ class _Search:
     def run(self) -> SearchResult:
         p, n = self.start, self.on_table
         rest = (self.state & self.table_mask) + self.stock_left[p]
+        family = self.family
+        weight = family.weighed(rest.to_bytes(self.rules.top + 1, "little")) if family is not None else 0
         cap = self.bounds.get(rest, -1)
-        self.cap = self.base + p - n + (cap if cap >= 0 else self.bound_of(rest, n + self.size - p, self.value))
+        if cap < 0:
+            cap = self.bound_of(rest, n + self.size - p, self.value, weight)
+        self.cap = self.base + p - n + cap
         if p < self.size:
             if not self.memo.get(self.state, 0) & 1:
                 self.dive()
@@ -665,7 +750,7 @@ class _Search:
                 self.cap = min(self.cap, self.base + p - n + self.weighed(self.counts))
         if self.best < self.cap:
             with suppress(_Stop):
-                self.search(p, n, self.value, self.state, self.memo.get(self.state), -1)
+                self.search(p, n, self.value, self.state, self.memo.get(self.state), -1, weight)
         if self.pending is not None and self.lines:
             self.best_line += self.line_from(*self.pending)
         return SearchResult(best=self.best, states=self.states, line=self.best_line, bound=self.cap)
@@ -688,7 +773,7 @@ class _Search:
             counts = [(key >> rule.offsets[v]) & mask if v else 0 for v in range(rule.top + 1)]
         return [v for v in range(1, rule.top + 1) for _ in range(counts[v])]
 
-    def playable_at(self, table: int) -> tuple[tuple[Combo, int], ...]:
+    def playable_at(self, table: int) -> tuple[_Move, ...]:
         """The combinations the table (binary layout) can supply, each with its key delta."""
         # With every guard bit set, subtracting the delta borrows a field's guard bit exactly
         # when the field holds fewer cards than the combination takes (and never further).
@@ -700,24 +785,32 @@ class _Search:
         present = raised - rule.ones & guards
         candidates = self.candidates.get(present)
         if candidates is None:
-            candidates = self.candidates[present] = tuple(
-                [move for move, ones in zip(rule.moves, rule.spans, strict=True) if present & ones == ones]
-            )
+            candidates = self.candidates_of(present)
         return tuple([move for move in candidates if raised - move[1] & guards == guards])
 
-    def bound_of(self, rest: int, cards: int, value: int) -> int:
+    def candidates_of(self, present: int) -> tuple[_Move, ...]:
+        """The moves whose values all lie in ``present`` (guard bits of the values on a
+        table), remembered per pattern."""
+        candidates = self.candidates[present] = tuple(
+            [move for move, ones in zip(self.moves, self.rules.spans, strict=True) if present & ones == ones]
+        )
+        return candidates
+
+    def bound_of(self, rest: int, cards: int, value: int, weight: int) -> int:
         """``bound`` for the multiset ``rest`` (binary layout) of ``cards`` cards worth
-        ``value``, remembered per multiset."""
+        ``value`` and weighing ``weight`` under the family (``_Family.weighed``), remembered
+        per multiset."""
         rule = self.rules
-        pool = rest.to_bytes(rule.top + 1, "little")  # byte v: value v's count, byte 0 empty
         cap = -1
-        if self.family is not None:
+        family = self.family
+        if family is not None:
             # Below the value sum's count of moves the family is the tighter bound (its test
             # of the cards left over would rarely cut further: on classic, never).
-            moves = self.family.moves(pool)
+            moves = family.lightest(weight)
             if moves < cards // rule.per_move and moves < value // rule.target:
                 cap = moves * rule.per_move
         if cap < 0:
+            pool = rest.to_bytes(rule.top + 1, "little")  # byte v: value v's count, byte 0 empty
             cap = _value_bound(rule, cards, value, pool)
         self.bounds[rest] = cap
         return cap
@@ -740,11 +833,12 @@ class _Search:
         if cleared >= self.cap:
             raise _Stop
 
-    def search(self, p: int, n: int, value: int, state: int, entry: int | None, bound: int) -> int:
+    def search(self, p: int, n: int, value: int, state: int, entry: int | None, bound: int, weight: int) -> int:
         """What the state can still clear, as ``bound << 1 | exact``, while the stock lasts.
         ``value`` is what the cards not yet cleared are worth; ``state`` is the memo key: the
         table's counts in the binary layout, the stock position above. The caller has looked
-        up the state's memo ``entry`` already, and its multiset's ``bound`` (-1: not known)."""
+        up the state's memo ``entry`` already, and its multiset's ``bound`` (-1: not known).
+        ``weight`` is the multiset's weight under the family (``_Family.weighed``)."""
         size = self.size
         cleared = self.base + p - n
         if cleared > self.best:
@@ -766,33 +860,43 @@ class _Search:
         if entry is not None:
             cap = entry >> 1
         else:
-            # The bound before the playable list: a state it cuts needs no list.
+            # The bound before the moves: a state it cuts tests none.
             cap = bound if bound >= 0 else bounds.get(rest, -1)
             if cap < 0:
-                cap = self.bound_of(rest, n + size - p, value)
+                cap = self.bound_of(rest, n + size - p, value, weight)
             if cleared + cap <= self.best:
                 memo[state] = cap << 1
                 return cap << 1
-        playable = self.playable.get(table)
-        if playable is None:
-            playable = self.playable[table] = self.playable_at(table)
-        if not playable:
-            memo[state] = 1
-            return 1
-        rule = self.rules
-        k = rule.per_move
-        path = self.path
+        k = self.per_move
         child_p = p + k if p + k < size else size
         # The refill's cards join the table, and the position advances past them.
-        refilled = state + rest - table - self.stock_left[child_p] + (child_p - p << rule.stock_shift)
+        refilled = state + rest - table - self.stock_left[child_p] + (child_p - p << self.stock_shift)
         child_n = n - k + child_p - p
-        child_value = value - rule.target
+        child_value = value - self.target
         child_cleared = cleared + k
-        self.states += 1
         if child_p == size:
+            playable = self.playable_at(table)
+            if not playable:
+                memo[state] = 1
+                return 1
+            self.states += 1
             return self.into_packing(state, cap, playable, refilled, child_n, child_value, child_cleared)
+        # The playable list is not built: each candidate of the table's pattern of values is
+        # tested in the loop (most tables occur once, so a list would be built for one use).
+        guards = self.guards
+        raised = table | guards
+        present = raised - self.ones & guards
+        candidates = self.candidates.get(present)
+        if candidates is None:
+            candidates = self.candidates_of(present)
+        path = self.path
+        # Counted now, taken back below when no candidate turns out playable (a _Stop can
+        # only come from a playable one).
+        self.states += 1
         exact_best = bound_best = 0
-        for combo, delta in playable:
+        for combo, delta, lost in candidates:
+            if raised - delta & guards != guards:
+                continue
             child = refilled - delta
             # A child settled by the memo, or cut by its entry or its multiset's known bound,
             # costs no call: on classic most children are one of these.
@@ -801,7 +905,7 @@ class _Search:
                 cut = bounds.get(rest - delta, -1)
                 if cut < 0 or child_cleared + cut > self.best:
                     path.append(combo)
-                    result = self.search(child_p, child_n, child_value, child, None, cut)
+                    result = self.search(child_p, child_n, child_value, child, None, cut, weight - lost)
                     path.pop()
                 else:
                     result = cut << 1
@@ -810,7 +914,7 @@ class _Search:
                     self.improve_through(child_cleared + (result >> 1), child, child_p, combo)
             elif child_cleared + (result >> 1) > self.best:
                 path.append(combo)
-                result = self.search(child_p, child_n, child_value, child, result, -1)
+                result = self.search(child_p, child_n, child_value, child, result, -1, weight - lost)
                 path.pop()
             gained = k + (result >> 1)
             if result & 1:
@@ -820,6 +924,11 @@ class _Search:
                         break
             elif gained > bound_best:
                 bound_best = gained
+        if not bound_best and not exact_best:
+            # Nothing was playable: every move gains at least ``k``.
+            self.states -= 1
+            memo[state] = 1
+            return 1
         # ``settle``, inlined: this is the hot path.
         found = exact_best if exact_best > bound_best else bound_best
         if found > cap:
@@ -848,7 +957,7 @@ class _Search:
         self,
         state: int,
         cap: int,
-        playable: tuple[tuple[Combo, int], ...],
+        playable: tuple[_Move, ...],
         refilled: int,
         n: int,
         value: int,
@@ -858,7 +967,7 @@ class _Search:
         packing state, handed to ``pack`` in its layout (``pack`` checks its own memo)."""
         k, mask, counts, path = self.rules.per_move, self.table_mask, self.counts, self.path
         exact_best = bound_best = 0
-        for combo, delta in playable:
+        for combo, delta, _ in playable:
             key, counts[:] = self.unary_of((refilled - delta) & mask)
             path.append(combo)
             result = self.pack(n, value, key, cleared)
