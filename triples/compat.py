@@ -65,10 +65,12 @@ class SumFifteenSolver:
         """Whether the greedy player clears all 36 cards: the ``high`` strategy (values high to
         low, largest first; ties to the lowest places), never looking back or at the deck.
 
-        ``high`` is the strategy that wins most often here. On sum15 seeds 1..10,000
+        ``high`` is the greedy strategy that wins most often here. On sum15 seeds 1..10,000
         (``python benchmarks/compat.py``): high wins 6,221 deals, lookahead 6,042 (though it
         clears more cards on average, 31.35 against 31.20), first-found 3,870; best play
-        (``can_win_optimal``) wins 9,183.
+        (``can_win_optimal``) wins 9,186. The ``fair`` strategy wins more (about 89%), but it
+        is no greedy heuristic: it looks ahead over the unseen cards, which the text's greedy
+        method by definition does not.
         """
         table = deal_deck(self.variant, deck)
         strategy.play_out(table, strategy.strategy_named(GREEDY_STRATEGY))
