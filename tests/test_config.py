@@ -96,3 +96,11 @@ def test_value_copies_in_the_deck(name: str, copies: tuple[int, ...], most: int)
     variant = variant_named(name)
     assert variant.copies == copies
     assert variant.most_of_a_value == most
+
+
+def test_cards_of_a_value_in_factory_order() -> None:
+    sum15, classic = variant_named("sum15"), variant_named("classic")
+    assert [c.code for c in sum15.cards_of_value[5]] == ["5S", "5H", "5D", "5C"]
+    assert sum15.cards_of_value[0] == ()
+    assert [c.code for c in classic.cards_of_value[10]][:5] == ["10S", "JS", "QS", "KS", "10H"]
+    assert len(classic.cards_of_value[10]) == 16

@@ -73,6 +73,14 @@ class Variant(BaseModel):
         return tuple(counts)
 
     @cached_property
+    def cards_of_value(self) -> tuple[tuple[Card, ...], ...]:
+        """Each value's cards in factory order, indexed by value (index 0 unused)."""
+        by_value: list[list[Card]] = [[] for _ in self.copies]
+        for card in self.cards:
+            by_value[self.card_values[card]].append(card)
+        return tuple(tuple(cards) for cards in by_value)
+
+    @cached_property
     def most_of_a_value(self) -> int:
         """The most cards of one value a table can show at once."""
         return min(self.slots, max(self.copies))

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -139,21 +138,6 @@ def packing_for(variant: Variant) -> Packing:
     return built
 
 
-def _deep(depth: int) -> None:
-    """Make room for ``depth`` more frames: one per move and one per drawn card."""
-    wanted = len(_frames()) + depth + 50
-    if wanted > sys.getrecursionlimit():
-        sys.setrecursionlimit(wanted)
-
-
-def _frames() -> list[object]:
-    frames, frame = [], sys._getframe()
-    while frame is not None:
-        frames.append(frame)
-        frame = frame.f_back  # type: ignore[assignment]
-    return frames
-
-
 class Expectimax:
     """Exact optimal fair play for one variant: ``expected`` is the largest expected number of
     cards a player who cannot see the stock still clears. One memo serves every position."""
@@ -167,8 +151,8 @@ class Expectimax:
         """The expected cards still cleared under optimal fair play from this state."""
         key, mirror_key = self.packing.pack(table_counts, unseen_counts)
         n, u = sum(table_counts[1:]), sum(unseen_counts[1:])
-        _deep(2 * (n + u))
-        return self._expected(key, mirror_key, n, u)
+        with search.recursion_room(2 * (n + u)):  # a frame per move and one per drawn card
+            return self._expected(key, mirror_key, n, u)
 
     def move_values(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> list[tuple[Combo, float]]:
         """Each playable combination (high-cards-first order) with the expected cards cleared
@@ -176,12 +160,12 @@ class Expectimax:
         packing = self.packing
         key, mirror_key = packing.pack(table_counts, unseen_counts)
         n, u = sum(table_counts[1:]), sum(unseen_counts[1:])
-        _deep(2 * (n + u))
         guards, k = packing.guards, packing.per_move
         out: list[tuple[Combo, float]] = []
-        for combo, need, mirror_need in packing.moves:
-            if ((key | guards) - need) & guards == guards:
-                out.append((combo, k + self._expected(key - need, mirror_key - mirror_need, n - k, u)))
+        with search.recursion_room(2 * (n + u)):
+            for combo, need, mirror_need in packing.moves:
+                if ((key | guards) - need) & guards == guards:
+                    out.append((combo, k + self._expected(key - need, mirror_key - mirror_need, n - k, u)))
         return out
 
     def _expected_function(self) -> Callable[[int, int, int, int], float]:
@@ -282,8 +266,8 @@ class ExpectimaxWin:
 
         key, mirror_key = packing.pack(table_counts, unseen_counts)
         n, u = sum(table_counts[1:]), sum(unseen_counts[1:])
-        _deep(2 * (n + u))
-        return value(key, mirror_key, n, u)
+        with search.recursion_room(2 * (n + u)):
+            return value(key, mirror_key, n, u)
 
 
 # --- what the player sees --------------------------------------------------------------------

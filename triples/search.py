@@ -418,8 +418,8 @@ def _make_room(depth: int) -> int:
 
 
 @contextmanager
-def _recursion_room(depth: int) -> Iterator[None]:
-    """``_make_room`` for a block."""
+def recursion_room(depth: int) -> Iterator[None]:
+    """``_make_room`` for a block (the fair player's expectimax recurses as deep, and uses it too)."""
     restore = _make_room(depth)
     try:
         yield
@@ -432,7 +432,7 @@ def analyse(table: Table) -> SearchResult:
     """Search the table's position to the end. Reads the table only; never changes it."""
     searcher = _Search(table.variant, table.deck_values)
     searcher.root(table.values, table.next_card, table.cleared)
-    # ``_recursion_room`` without the generator: a classic search is some tens of microseconds.
+    # ``recursion_room`` without the generator: a classic search is some tens of microseconds.
     restore = _make_room(searcher.size)
     try:
         return searcher.run()
@@ -446,7 +446,7 @@ def analyse_values(variant: Variant, values: Sequence[int], deck: Sequence[int],
     slot), the stock ``deck[next_card:]``, nothing cleared yet."""
     searcher = _Search(variant, deck)
     searcher.root(values, next_card, 0)
-    with _recursion_room(len(deck) - next_card + len(values)):
+    with recursion_room(len(deck) - next_card + len(values)):
         return searcher.run()
 
 
@@ -465,7 +465,7 @@ class FixedDeck:
         an empty slot) and the stock ``deck[next_card:]``."""
         searcher = self._search
         searcher.root(values, next_card, 0)
-        with _recursion_room(searcher.size - next_card + len(values)):
+        with recursion_room(searcher.size - next_card + len(values)):
             return searcher.run().best
 
     def reaches(self, values: Sequence[int], next_card: int, goal: int) -> bool:
@@ -475,7 +475,7 @@ class FixedDeck:
         searcher = self._search
         searcher.root(values, next_card, 0)
         searcher.best = max(searcher.best, goal - 1)
-        with _recursion_room(searcher.size - next_card + len(values)):
+        with recursion_room(searcher.size - next_card + len(values)):
             return searcher.run().best >= goal
 
 

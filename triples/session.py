@@ -183,9 +183,7 @@ def parse_values(variant: Variant, values: list[int]) -> list[Card]:
     for v in values:
         if not 0 < v < len(copies) or not copies[v]:
             raise OperationError(f"unknown value {v} for variant '{variant.name}'")
-    by_value: dict[int, list[Card]] = {}
-    for card in variant.cards:
-        by_value.setdefault(variant.card_values[card], []).append(card)
+    by_value = variant.cards_of_value
     used = [0] * len(copies)
     cards: list[Card] = []
     for v in values:

@@ -236,15 +236,21 @@ def write_rows(sink: IO[str], lines: list[str], bar: tqdm[NoReturn] | None) -> N
         sink.flush()
 
 
+def resume_from(request: Request) -> tuple[RowFormat, dict[int, Row], bool]:
+    """The row format, the rows ``--out`` already holds by seed (none without ``--out``), and
+    whether a header is still to be written: a file keeps the format and columns it began with."""
+    fmt = row_format(request.format, request.columns, request.last)
+    if request.out is None:
+        return fmt, {}, fmt.has_header
+    done, fmt, needs_header = read_done_rows(request.out, fmt)
+    check_file_columns(request, fmt)
+    return fmt, done, needs_header
+
+
 def main(args: argparse.Namespace) -> int:
     try:
         request = parse_request(args)
-        fmt = row_format(request.format, request.columns, request.last)
-        done: dict[int, Row] = {}
-        needs_header = fmt.has_header
-        if request.out is not None:
-            done, fmt, needs_header = read_done_rows(request.out, fmt)
-            check_file_columns(request, fmt)
+        fmt, done, needs_header = resume_from(request)
         resumed = [done[seed] for seed in sorted(done) if request.first <= seed <= request.last]
         todo_count = request.last - request.first + 1 - len(resumed)  # len() of a range past 2^63 overflows
         with executor_for(request, todo_count) as (executor, size), open_sink(request.out) as sink:

@@ -32,7 +32,6 @@ from triples.rate.columns import BAND, DIFFICULTY_COLUMNS
 from triples.rate.command import (
     MAX_SEED,
     Request,
-    check_file_columns,
     executor_for,
     extra_columns_for,
     open_sink,
@@ -43,7 +42,7 @@ from triples.rate.command import (
 )
 from triples.rate.errors import BadInput, ClusterError
 from triples.rate.executors import Executor, batches
-from triples.rate.formats import FORMATS, RowFormat, read_done_rows, row_format
+from triples.rate.formats import FORMATS, RowFormat
 from triples.rate.rows import RateOptions, Row, rate_batch
 from triples.rate.summary import Summary
 
@@ -136,12 +135,7 @@ def parse_pick(args: argparse.Namespace) -> tuple[Request, Wanted]:
 def main(args: argparse.Namespace) -> int:
     try:
         request, wanted = parse_pick(args)
-        fmt = row_format(request.format, request.columns, request.last)
-        done: dict[int, Row] = {}
-        needs_header = fmt.has_header
-        if request.out is not None:
-            done, fmt, needs_header = read_done_rows(request.out, fmt)
-            check_file_columns(request, fmt)
+        fmt, done, needs_header = command.resume_from(request)
         resumed = [done[seed] for seed in sorted(done) if request.first <= seed <= request.last]
         enough = enough_by(resumed, wanted, request)
         stop = request.last if enough is None else enough
