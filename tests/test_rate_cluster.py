@@ -258,3 +258,28 @@ def test_grouped_batches_give_the_rows_of_single_batches(cluster: tuple[LocalClu
     assert [[row.seed for row in rows] for rows in on_cluster] == [[row.seed for row in rows] for rows in in_process]
     strip = [[(r.seed, r.autoplay, r.best, r.gap, r.won, r.states) for r in rows] for rows in on_cluster]
     assert strip == [[(r.seed, r.autoplay, r.best, r.gap, r.won, r.states) for r in rows] for rows in in_process]
+
+
+def test_ctrl_c_is_noted_and_raised_between_batches_not_inside_a_destructor() -> None:
+    from triples.rate.cluster import ctrl_c_at_safe_points
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with ctrl_c_at_safe_points() as interrupted:
+        assert not interrupted()
+        os.kill(os.getpid(), signal.SIGINT)  # noted, not raised here
+        time.sleep(0.01)
+        assert interrupted()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_that_is_ignored_stays_ignored() -> None:
+    from triples.rate.cluster import ctrl_c_at_safe_points
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with ctrl_c_at_safe_points() as interrupted:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.01)
+            assert not interrupted()
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -15,8 +15,9 @@ import asyncio
 import logging
 import math
 import signal
+import threading
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from itertools import islice
 from typing import Any
@@ -92,8 +93,11 @@ class OnCluster:
             return future
 
         try:
-            for rated in in_submission_order(submit, grouped(batches, self.group), in_flight):
-                yield from rated
+            with ctrl_c_at_safe_points() as interrupted:
+                for rated in in_submission_order(submit, grouped(batches, self.group), in_flight):
+                    yield from rated
+                    if interrupted():
+                        raise KeyboardInterrupt
         except ImportError as exc:
             raise ClusterError(f"a worker cannot import triples ({exc}): {INSTALL_HINT}") from None
         except KilledWorker as exc:  # the same batch took down worker after worker
@@ -102,6 +106,32 @@ class OnCluster:
             unfinished = [future for future in latest if not future.done()]
             if unfinished:
                 self.client.cancel(unfinished)
+
+
+@contextmanager
+def ctrl_c_at_safe_points() -> Iterator[Callable[[], bool]]:
+    """Ctrl-C noted by a flag and raised between batches, not wherever it lands: a Dask future
+    let go runs a destructor in this thread, and a KeyboardInterrupt inside a destructor is
+    printed and swallowed ("Exception ignored"), so the run would go on to the end. Outside the
+    main thread (no signals there), or where Ctrl-C is ignored or handled by someone else,
+    nothing changes."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield lambda: False
+        return
+    pressed = False
+
+    def note(signum: int, frame: object) -> None:
+        nonlocal pressed
+        pressed = True
+
+    previous = signal.signal(signal.SIGINT, note)
+    try:
+        yield lambda: pressed
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def grouped(batches: Iterable[list[int]], size: int) -> Iterator[list[list[int]]]:
