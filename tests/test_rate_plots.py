@@ -127,7 +127,8 @@ def test_without_matplotlib_the_error_names_the_extra(
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
     monkeypatch.chdir(tmp_path)
     assert cli.main(["rate", "--variant", "sum15", "--seeds", "1-3", "--plot", "rate.png"]) == 2
-    assert capsys.readouterr() == ("", "triples rate: error: --plot needs matplotlib: pip install 'triples[plot]'\n")
+    hint = "pip install 'triples-solitaire[plot]'"
+    assert capsys.readouterr() == ("", f"triples rate: error: --plot needs matplotlib: {hint}\n")
     # And at drawing time too, should it vanish in between.
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(BadInput, match=r"^--plot needs matplotlib: pip install 'triples\[plot\]'$"):

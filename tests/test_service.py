@@ -377,7 +377,7 @@ def test_serve_without_the_extra_says_how_to_install_it(
     assert cli.main(["serve"]) == 2
     assert capsys.readouterr() == (
         "",
-        "triples serve: error: needs the serve extra (no module uvicorn): pip install 'triples[serve]'\n",
+        "triples serve: error: needs the serve extra (no module uvicorn): pip install 'triples-solitaire[serve]'\n",
     )
 
 

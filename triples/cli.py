@@ -27,7 +27,9 @@ from triples.exits import (  # re-exported: commands here and their tests name t
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_REPLAY_FAILED,
+    CommandError,
 )
+from triples.install import install_hint
 
 _LONG_DIGITS = re.compile(rb"[0-9]{20}|-[0-9]{19}")  # the shortest integers past 64 bits
 
@@ -36,14 +38,6 @@ STDIN_LABEL = "<stdin>"
 
 AddArguments = Callable[[argparse.ArgumentParser], None]
 Runner = Callable[[argparse.Namespace], int]
-
-
-class CommandError(Exception):
-    """A failure to report on one stderr line, with the exit status it ends in."""
-
-    def __init__(self, message: str, status: int = EXIT_BAD_INPUT) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 @dataclass(frozen=True)
@@ -560,7 +554,7 @@ Serve the interpreter over HTTP (SPEC section 11) until Ctrl-C:
   GET  /docs    the OpenAPI page
 
 Listens on 127.0.0.1 (this machine only) unless --host says otherwise.
-Needs the serve extra: pip install 'triples[serve]'.""",
+Needs the serve extra: pip install 'triples-solitaire[serve]'.""",
     example="""\
 example:
   triples serve --port 8000
@@ -574,7 +568,7 @@ def serve_command(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in SERVE_PACKAGES:
             raise
-        raise CommandError(f"needs the serve extra (no module {exc.name}): pip install 'triples[serve]'") from None
+        raise CommandError(f"needs the serve extra (no module {exc.name}): {install_hint('serve')}") from None
     try:
         serve(args.host, args.port, args.workers, args.access_log)
     except CannotListen as exc:

@@ -18,6 +18,7 @@ from tqdm import tqdm
 from triples.config import DEFAULT_VARIANT, VARIANTS, Variant, variant_named
 from triples.errors import TriplesError
 from triples.exits import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
+from triples.install import install_hint
 from triples.rate import plots
 from triples.rate.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS, has_random_play_chance
 from triples.rate.errors import BadInput, ClusterError
@@ -71,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--scheduler",
         metavar="ADDRESS",
         help="rate on the Dask cluster of this scheduler (tcp://host:8786), or on a local cluster "
-        "of N worker processes (local:N; local: the core count); needs triples[cluster]",
+        "of N worker processes (local:N; local: the core count); needs the cluster extra",
     )
     parser.add_argument(
         "--scheduler-timeout",
@@ -206,7 +207,7 @@ def executor_for(request: Request, todo_count: int) -> Iterator[tuple[Executor, 
     try:
         from triples.rate import cluster  # Dask, loaded only for a cluster
     except ImportError:
-        raise BadInput("--scheduler needs Dask: pip install 'triples[cluster]'") from None
+        raise BadInput(f"--scheduler needs Dask: {install_hint('cluster')}") from None
     with cluster.connect(request.scheduler, request.local_workers, request.scheduler_timeout) as executor:
         size = batch_size_for(todo_count, executor.workers)
         if not request.extra_columns:  # cheap rows: send several batches to a task

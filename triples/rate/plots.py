@@ -3,7 +3,7 @@
 The top panel puts the cards cleared by best play, by the row's strategy and by ``fair`` (when
 rated) side by side for each count; the bottom one, with ``--difficulty``, stacks the deals of
 each band over ``p_random``. Everything comes from the run's ``Summary``, which keeps counts,
-not rows. matplotlib is an optional extra (``triples[plot]``), imported only to draw, on its
+not rows. matplotlib is an optional extra (``triples-solitaire[plot]``), imported only to draw, on its
 file-only Agg backend so that no display is needed.
 """
 
@@ -13,6 +13,7 @@ import importlib.util
 import os
 from typing import TYPE_CHECKING
 
+from triples.install import install_hint
 from triples.rate.errors import BadInput
 from triples.rate.summary import P_RANDOM_BINS, Summary
 
@@ -20,8 +21,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 PLOT_FORMATS = {".png": "png", ".svg": "svg"}
-PLOT_HELP = "draw the distributions of the run into FILE (.png or .svg; needs triples[plot])"
-INSTALL_HINT = "pip install 'triples[plot]'"
+PLOT_HELP = "draw the distributions of the run into FILE (.png or .svg; needs the plot extra)"
+INSTALL_HINT = install_hint("plot")
 BAND_COLOURS = {"easy": "#4caf50", "medium": "#ff9800", "hard": "#e53935"}
 SERIES_COLOURS = ("#37474f", "#1e88e5", "#8e24aa")  # best, the strategy, fair
 DPI = 110
