@@ -131,5 +131,5 @@ def test_without_matplotlib_the_error_names_the_extra(
     assert capsys.readouterr() == ("", f"triples rate: error: --plot needs matplotlib: {hint}\n")
     # And at drawing time too, should it vanish in between.
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(BadInput, match=r"^--plot needs matplotlib: pip install 'triples\[plot\]'$"):
+    with pytest.raises(BadInput, match=r"^--plot needs matplotlib: pip install 'triples-solitaire\[plot\]'$"):
         plots.write_plot(str(tmp_path / "rate.png"), summary_of(False), "seeds 1-3")
