@@ -25,7 +25,6 @@ from typing import Any
 
 import dask
 from distributed import Client, Future, KilledWorker, LocalCluster
-from distributed import wait as wait_futures
 from distributed.comm.core import connect as open_comm
 
 from triples.rate.errors import BadInput, ClusterError
@@ -115,9 +114,11 @@ def wait_done(future: Future[Any], stop: StopSignals) -> bool:
     is raised by its ``result()``."""
     while not stop.stopped:
         try:
-            wait_futures([future], timeout=POLL)
+            future.result(timeout=POLL)
         except TimeoutError:
             continue
+        except Exception:  # the task's own error: raised again where its result is taken
+            pass
         return True
     return False
 
