@@ -176,21 +176,30 @@ def connect(scheduler: str, local_workers: int | None, timeout: float) -> Iterat
             client = stack.enter_context(Client(scheduler, timeout=timeout, set_as_default=False))
             where = f"scheduler {scheduler}"
         else:
-            with dask.config.set(LOCAL_CONFIG):  # read by the scheduler and handed to each worker
-                cluster = LocalCluster(
-                    n_workers=local_workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=":0",  # a random free port: 8787 may be another cluster's
-                    silence_logs=QUIET,
-                    preload=[__name__],
-                )
-            stack.enter_context(cluster)
-            client = stack.enter_context(Client(cluster, set_as_default=False))
+            client = start_local(stack, local_workers)
             where = "local cluster"
         executor = OnCluster(client, where)
         check_workers(client, scheduler, timeout)
         yield executor
+
+
+def start_local(stack: ExitStack, workers: int) -> Client:
+    """A client of a new LocalCluster of ``workers`` processes, both closed by ``stack``."""
+    try:
+        with dask.config.set(LOCAL_CONFIG):  # read by the scheduler and handed to each worker
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",  # a random free port: 8787 may be another cluster's
+                silence_logs=QUIET,
+                preload=[__name__],
+            )
+        stack.enter_context(cluster)
+        client: Client = stack.enter_context(Client(cluster, set_as_default=False))
+    except Exception as exc:  # Dask's own failure to start (seen on an overloaded machine)
+        raise ClusterError(f"the local cluster did not start ({type(exc).__name__}: {first_line(exc)})") from None
+    return client
 
 
 def check_workers(client: Client, scheduler: str, timeout: float) -> None:
