@@ -15,13 +15,14 @@ The convention (what a page author writes):
 - Every other fence (``sh``, ``text``, ``json``, ``python``...) is illustration and not run.
 
 Why a small collector of our own rather than Sybil or pytest-examples: the convention above is
-the whole feature, and it is about eighty lines here. pytest-examples checks Python code blocks
-(with its own ``#>`` output comments) and has no shell sessions; Sybil has doctest and
-code-block parsers but its shell support is not a console transcript with merged streams and
-``...`` line wildcards, so we would write the console parser anyway, and take on a dependency
-whose parser API has changed between major versions. Our own code also gives each example a
-stable test id (``page:line``) and a failure message that shows the command, the expected and
-the actual lines side by side.
+the whole feature, and the collector is under two hundred lines here. pytest-examples checks
+Python code blocks (with its own ``#>`` comments for printed output) and has no shell
+transcripts; Sybil parses doctests and Python code blocks but has no parser for a console
+transcript with merged streams and ``...`` line wildcards either. Either way we would write the
+console part ourselves, which is most of the work, and add a dependency for the doctest part,
+which the standard library's ``doctest`` already does. Our own code also gives each example a
+stable test id (``page:line``) and a failure message that shows the command with the expected
+and the actual lines.
 """
 
 from __future__ import annotations
