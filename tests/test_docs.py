@@ -298,3 +298,35 @@ def test_pycon_is_a_doctest(tmp_path: Path) -> None:
 def test_every_page_has_examples_collected() -> None:
     pages_with_examples = {block.page for block in BLOCKS}
     assert ROOT / "README.md" in pages_with_examples
+
+
+# ----------------------------------------------------------------- the pages themselves
+
+
+def test_readme_is_a_front_page_with_the_ci_test_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 250
+    test_command = (
+        "python3 -m venv .venv && . .venv/bin/activate && python -m pip install -e '.[test]' && python -m pytest -q"
+    )
+    assert test_command in readme.splitlines()
+    assert test_command in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+
+def test_every_docs_page_is_in_the_site_navigation() -> None:
+    navigation = re.findall(r":\s*(\S+\.md)\s*$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE)
+    pages = sorted(str(page.relative_to(ROOT / "docs")) for page in (ROOT / "docs").glob("**/*.md"))
+    assert sorted(navigation) == pages
+
+
+def test_no_page_leans_on_texts_outside_the_repository() -> None:
+    outside = re.compile(r"\.\./shared|SPEC|reference/")
+    texts = [ROOT / "README.md", *(ROOT / "docs").glob("**/*.md"), *(ROOT / "triples").glob("**/*.*")]
+    leaning = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in texts
+        if path.suffix in (".md", ".py", ".js", ".html", ".css")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if outside.search(line)
+    ]
+    assert leaning == []
