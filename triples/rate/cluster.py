@@ -38,7 +38,7 @@ from triples.rate.rows import RateOptions, Row, installed_version, rate_batch
 QUIET = logging.CRITICAL
 # Throughput settings for a cluster of our own (a shared scheduler keeps its owner's settings):
 # the workers' stack sampler, every 10 ms, competes with the rating for each worker's GIL; and
-# the batches, few and bounded by in_submission_order, may all wait on the workers instead of
+# the batches, few and bounded by the executor's window, may all wait on the workers instead of
 # each one going out when the last comes back.
 LOCAL_CONFIG = {
     "distributed.worker.profile.enabled": False,
