@@ -114,7 +114,7 @@ def main() -> int:
     chosen = random.Random(args.seed)
     directory = Path(tempfile.mkdtemp(prefix="rate-faults-"))
     out, files = directory / "rows-0", 0
-    survived = lost = duplicated = wrong = orphans = bad_status = early = 0
+    survived = lost = duplicated = wrong = orphans = bad_status = early = failed = 0
     worst = 0.0
     worst_by: Counter[str] = Counter()
     started = time.monotonic()
@@ -129,6 +129,16 @@ def main() -> int:
             wait_for_growth(out, len(before), child)
         time.sleep(chosen.uniform(0.0, args.longest))
         workers = descendants(child.pid)
+        if child.poll() is not None:  # it ended on its own before the signal
+            _, err = child.communicate()
+            if child.returncode != 0:
+                failed += 1
+                print(
+                    f"  {executor}: ended before the signal, exit {child.returncode}: {err.strip().splitlines()[-3:]}"
+                )
+            files += 1
+            out = directory / f"rows-{files}"
+            continue
         if signum == signal.SIGINT:
             os.killpg(child.pid, signum)
         else:
@@ -171,9 +181,9 @@ def main() -> int:
     print(f"rows duplicated: {duplicated}")
     print(f"rows unlike an uninterrupted run: {wrong}")
     print(f"orphan processes: {orphans}")
-    print(f"unexpected exit statuses: {bad_status}")
+    print(f"unexpected exit statuses: {bad_status}; runs that failed before the signal: {failed}")
     print(f"worst time to exit: {worst:.2f} s ({', '.join(f'{k} {v:.2f} s' for k, v in sorted(worst_by.items()))})")
-    return 0 if lost == duplicated == wrong == orphans == bad_status == 0 else 1
+    return 0 if lost == duplicated == wrong == orphans == bad_status == failed == 0 else 1
 
 
 if __name__ == "__main__":

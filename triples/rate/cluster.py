@@ -107,7 +107,8 @@ class OnCluster:
         finally:
             unfinished = [future for future in pending if not future.done()]
             if unfinished:
-                self.client.cancel(unfinished, force=True)
+                with suppress(Exception):  # best effort: a stopped run's tasks are dropped on closing too
+                    self.client.cancel(unfinished, force=True)
 
 
 def wait_done(future: Future[Any], stop: StopSignals) -> bool:
@@ -173,6 +174,7 @@ def connect(scheduler: str, local_workers: int | None, timeout: float, stop: Sto
     processes then exit with the command."""
     logging.getLogger("distributed").setLevel(QUIET)
     with ExitStack() as stack:
+        stack.push(partial(quiet_after_stop, stop))  # first in, so last out: sees every close's error
         with stop.raising():
             if local_workers is None:
                 reach(scheduler, timeout)
@@ -205,6 +207,12 @@ def start_local(stack: ExitStack, workers: int, stop: StopSignals) -> Client:
     except Exception as exc:  # Dask's own failure to start (seen on an overloaded machine)
         raise ClusterError(f"the local cluster did not start ({type(exc).__name__}: {first_line(exc)})") from None
     return client
+
+
+def quiet_after_stop(stop: StopSignals, kind: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool:
+    """After a stop signal, an error from closing the cluster is Dask's own (a coroutine
+    cancelled under it, workers already killed): the rows are written, so it is let go."""
+    return stop.stopped and isinstance(exc, Exception)
 
 
 def kill_workers_if_stopped(cluster: LocalCluster, stop: StopSignals) -> None:
