@@ -144,7 +144,7 @@ class ProcessPool:
             while not stop.stopped:
                 while not exhausted and len(ends) < window:
                     idle = min(workers, key=lambda w: w.batches)
-                    if idle.batches >= 2:  # one at work and one waiting is enough for any worker
+                    if idle.batches:  # a batch queued behind a slow seed would wait for it
                         break
                     batch = next(todo, None)
                     if batch is None:
