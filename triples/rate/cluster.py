@@ -175,16 +175,22 @@ def connect(scheduler: str, local_workers: int | None, timeout: float, stop: Sto
     logging.getLogger("distributed").setLevel(QUIET)
     with ExitStack() as stack:
         stack.push(partial(quiet_after_stop, stop))  # first in, so last out: sees every close's error
-        with stop.raising():
-            if local_workers is None:
-                reach(scheduler, timeout)
-                client = stack.enter_context(Client(scheduler, timeout=timeout, set_as_default=False))
-                where = f"scheduler {scheduler}"
-            else:
-                client = start_local(stack, local_workers, stop)
-                where = "local cluster"
-            executor = OnCluster(client, where)
-            check_workers(client, scheduler, timeout)
+        try:
+            with stop.raising():
+                if local_workers is None:
+                    reach(scheduler, timeout)
+                    client = stack.enter_context(Client(scheduler, timeout=timeout, set_as_default=False))
+                    where = f"scheduler {scheduler}"
+                else:
+                    client = start_local(stack, local_workers, stop)
+                    where = "local cluster"
+                executor = OnCluster(client, where)
+                check_workers(client, scheduler, timeout)
+        except BaseException:
+            # Closing a half-started cluster can fail inside Dask; the reason to report is ours.
+            with suppress(Exception):
+                stack.close()
+            raise
         yield executor
 
 
