@@ -20,6 +20,7 @@ USAGE = {
     "solve": 'error: usage: ["solve", id]',
     "quartets": 'error: usage: ["quartets", actions]',
     "bestrun": 'error: usage: ["bestrun", config]',
+    "variants": 'error: usage: ["variants"]',
 }
 
 

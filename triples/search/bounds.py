@@ -156,6 +156,11 @@ class Family:
 
 # Random plays sampled for the family, linear programs solved, denominators tried, vectors kept.
 FAMILY_PLAYS, FAMILY_SOLVED, FAMILY_DENOMINATOR, FAMILY_KEPT = 12, 30, 24, 6
+# The linear programs grow with the combinations (a column each) and are solved in pure
+# Python: past this many (the registered variants have at most 85, grid100's, and at most 22
+# with a stock) a variant's family is not derived and a root's program not solved, and the
+# value-sum bound alone bounds the search, which stays exact, only less pruned.
+LP_MAX_COMBOS = 96
 
 
 def _build_family(variant: Variant) -> Family | None:
@@ -167,8 +172,8 @@ def _build_family(variant: Variant) -> Family | None:
     quads, sum15 and grid). Deterministic (a generator seeded by the variant's name), some
     milliseconds of linear programs once per variant."""
     rule = rules_for(variant)
-    if not rule.combos or variant.deck_size <= variant.slots:
-        return None  # nothing to weigh, or no stock phase to bound
+    if not rule.combos or len(rule.combos) > LP_MAX_COMBOS or variant.deck_size <= variant.slots:
+        return None  # nothing to weigh, programs too large, or no stock phase to bound
     generator = random.Random(variant.name)
     pools: list[list[int]] = []
     for _ in range(FAMILY_PLAYS):

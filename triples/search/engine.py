@@ -17,7 +17,7 @@ from itertools import accumulate, islice
 from triples import caches, deadline
 from triples.config import Variant
 from triples.rules import histogram
-from triples.search.bounds import Family, family_for, packing_weights, value_bound
+from triples.search.bounds import LP_MAX_COMBOS, Family, family_for, packing_weights, value_bound
 from triples.search.layouts import Combo, Rules, rules_for
 from triples.search.packing import CHECK_EVERY, Move, PackingPhase, Stop
 
@@ -223,7 +223,7 @@ class _Search(PackingPhase):
             # A lookahead greedy line: packing is where a good incumbent pays (with a stock the
             # plain dive; a lookahead pass there was measured 5-35% slower overall).
             self.greedy()
-            if self.best < self.cap:
+            if self.best < self.cap and len(self.rules.combos) <= LP_MAX_COMBOS:
                 self.weights = packing_weights(self.variant, self.counts)
                 self.cap = min(self.cap, self.base + p - n + self.weighed(self.counts))
         if self.best < self.cap:
