@@ -136,6 +136,7 @@ class _RandomPlay(Generic[Chance]):
         self.states = 0
 
     def run(self) -> Chance:
+        deadline.check()
         moves, p, n = self.moves, self.start, self.on_table
         cleared = self.base + p - n
         if cleared >= self.goal:

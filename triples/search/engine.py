@@ -206,6 +206,7 @@ class _Search(PackingPhase):
             self.best, self.best_line, self.pending = cleared, tuple(line), None
 
     def run(self) -> SearchResult:
+        deadline.check()  # a search may be one of many short ones: each starts with a check
         p, n = self.start, self.on_table
         rest = (self.state & self.table_mask) + self.stock_left[p]
         family = self.family
