@@ -26,10 +26,8 @@ def random_variant(rng: random.Random) -> Variant:
         deck = {"deck": "numeric", "top_rank": top, "suits": suits}
         size = suits * top
     k = rng.randint(2, 4)
-    if rng.random() < 0.15 and size <= 12:
-        slots = rng.randint(max(k, size), size + 3)  # every card dealt at once, some slots empty
-    else:
-        slots = rng.randint(k, min(7, size))
+    all_at_once = rng.random() < 0.15 and size <= 12  # every card dealt, some slots empty
+    slots = rng.randint(max(k, size), size + 3) if all_at_once else rng.randint(k, min(7, size))
     values = list(Variant(name="probe", slots=slots, per_move=k, target=1, **deck).card_values.values())
     # Mostly a target some k cards make; now and then any target, moves or none.
     target = sum(rng.sample(values, k)) if rng.random() < 0.9 else rng.randint(1, 60)
