@@ -5,9 +5,10 @@
     python benchmarks/difficulty.py --bands 100   # deals per band instead (plays fair: slow)
     python benchmarks/difficulty.py --variant grid --seeds 100   # one variant
 
-For each deal it times ``search.analyse`` (the baseline), then ``difficulty.p_random`` with the
-memo of empty-stock states kept between deals (warm: what a long-lived caller such as a rate
-worker sees), then again with that memo emptied first (cold), then ``exhaustive_best`` below:
+For each deal it times ``search.analyse`` (the baseline), then ``difficulty.p_random`` twice
+(warm and cold: the two were apart while a memo of empty-stock states was kept between calls;
+now each call has its own, so that no answer or state count depends on what came before, and
+the two differ by noise only), then ``exhaustive_best`` below:
 the exact best over the same state space as p_random (stock position and value counts, value
 combinations) without bounds or incumbents, which must visit every state as p_random does. All
 run back to back on each deal, so that machine noise hits them alike. Ratios are total times
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 
 from triples import difficulty, rules, search
 from triples.config import variant_named
-from triples.shuffle import shuffled
+from triples.deal import seeded
 from triples.table import Table
 
 VARIANTS = ("classic", "pairs", "quads", "sum15", "grid")
@@ -99,10 +100,10 @@ def timed_ms(start: float) -> float:
 def measure(name: str, seeds: int, exact_seeds: int) -> Tally:
     variant = variant_named(name)
     tally = Tally()
-    warm = Table(variant, shuffled(variant.cards, 0))
+    warm = seeded(variant, 0)
     difficulty.p_random(warm, search.best_cleared(warm))  # per-variant tables, built once
     for seed in range(1, seeds + 1):
-        table = Table(variant, shuffled(variant.cards, seed))
+        table = seeded(variant, seed)
         start = time.perf_counter()
         result = search.analyse(table)
         tally.best_ms.append(timed_ms(start))
@@ -162,7 +163,7 @@ def report(name: str, seeds: int, exact_seeds: int, tally: Tally) -> bool:
 
 def grid100_refusal() -> None:
     variant = variant_named("grid100")
-    table = Table(variant, shuffled(variant.cards, 1))
+    table = seeded(variant, 1)
     start = time.perf_counter()
     try:
         difficulty.p_random(table, 99)
@@ -183,7 +184,7 @@ def band_census(names: Sequence[str], seeds: int) -> bool:
         start = time.perf_counter()
         for seed in range(1, seeds + 1):
             try:
-                measured = difficulty.assess(Table(variant, shuffled(variant.cards, seed)))
+                measured = difficulty.assess(seeded(variant, seed))
             except ValueError as defect:
                 beaten.append(f"seed {seed}: {defect}")
                 continue
