@@ -64,11 +64,15 @@ class PerVariant(Generic[K, V]):
 
     def __call__(self, key: K) -> V:
         tables = self._tables
-        with self._lock:
-            found = tables.get(key)
-            if found is not None:
+        # The common case without the lock: each OrderedDict operation is atomic, and an
+        # entry another thread evicted in between is simply not moved.
+        found = tables.get(key)
+        if found is not None:
+            try:  # noqa: SIM105  (suppress() costs a context manager per look-up)
                 tables.move_to_end(key)
-                return found
+            except KeyError:
+                pass
+            return found
         # Built outside the lock: a build may need other tables. Two threads may both build
         # one; the tables are deterministic, so either result serves.
         built = self.build(key)
