@@ -218,7 +218,7 @@ def op_solve(session: Session, args: Args) -> Output:
 
 
 class BestrunArgs(BaseModel):
-    """``["bestrun", config]``: no game id, the whole pyramid is in the config (SPEC section 9)."""
+    """``["bestrun", config]``: no game id, the whole pyramid is in the config."""
 
     model_config = ConfigDict(strict=True, frozen=True)
 
