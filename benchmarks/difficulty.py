@@ -4,6 +4,11 @@
     python benchmarks/difficulty.py --seeds 50    # a short run
     python benchmarks/difficulty.py --bands 100   # deals per band instead (plays fair: slow)
     python benchmarks/difficulty.py --variant grid --seeds 100   # one variant
+    python benchmarks/difficulty.py --rows 1000 --jobs 2 --variant sum15   # rate's --difficulty rows
+
+With --rows N it measures what ``triples rate --difficulty`` computes per deal instead (the
+row's best and high, then fair, p_random and the band) over seeds 1..N on ``--jobs`` worker
+processes, and prints deals per second and the fair player's win rate.
 
 For each deal it times ``search.analyse`` (the baseline), then ``difficulty.p_random`` twice
 (warm and cold: the two were apart while a memo of empty-stock states was kept between calls;
@@ -201,6 +206,41 @@ def band_census(names: Sequence[str], seeds: int) -> bool:
     return consistent
 
 
+def difficulty_rows(name: str, seeds: list[int]) -> list[tuple[int, int]]:
+    """(fair cleared, deck size) per seed: one worker's share of ``rows_per_second``."""
+    from triples.rate import columns
+    from triples.rate.rows import ANALYSES, rate_seed, with_analyses
+    from triples.strategy import strategy_named
+
+    variant = variant_named(name)
+    analyses = [(column, ANALYSES[column]) for column in columns.DIFFICULTY_COLUMNS]
+    out = []
+    for seed in seeds:
+        row = with_analyses(variant, rate_seed(variant, strategy_named("high"), seed), analyses)
+        fair = row.extra[columns.FAIR]
+        assert isinstance(fair, int)
+        out.append((fair, variant.deck_size))
+    return out
+
+
+def rows_per_second(names: Sequence[str], rows: int, jobs: int) -> None:
+    """Deals per second of rate's --difficulty columns on ``jobs`` processes, seeds 1..rows, in
+    batches of 25 as a pool hands them out, and the fair player's win rate."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    for name in names:
+        batches = [list(range(start, min(start + 25, rows + 1))) for start in range(1, rows + 1, 25)]
+        start = time.perf_counter()
+        with ProcessPoolExecutor(jobs) as pool:
+            done = [pair for batch in pool.map(difficulty_rows, [name] * len(batches), batches) for pair in batch]
+        elapsed = time.perf_counter() - start
+        won = sum(1 for fair, size in done if fair == size)
+        print(
+            f"{name}: --difficulty rows of seeds 1..{rows} on {jobs} processes: {rows / elapsed:.1f} deals/s"
+            f" ({elapsed:.1f} s), fair wins {won}/{rows} ({100 * won / rows:.2f}%)"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=500, help="seeds 1..N per variant (default 500)")
@@ -208,8 +248,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-grid100", action="store_true", help="skip the grid100 refusal (some 3 s)")
     parser.add_argument("--bands", type=int, default=0, help="only count the bands of seeds 1..N (slow)")
     parser.add_argument("--variant", action="append", choices=VARIANTS, help="only this variant (repeatable)")
+    parser.add_argument("--rows", type=int, default=0, help="only time rate's --difficulty rows of seeds 1..N")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes for --rows (default 2)")
     args = parser.parse_args(argv)
     names = args.variant or VARIANTS
+    if args.rows:
+        rows_per_second(names, args.rows, args.jobs)
+        return 0
     if args.bands:
         return 0 if band_census(names, args.bands) else 1
     ok = True
