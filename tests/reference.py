@@ -1,8 +1,8 @@
-"""An independent, deliberately naive model of the documented rules and the hypothesis strategies the
+"""An independent, deliberately naive model of the SPEC and the hypothesis strategies the
 property tests share.
 
 The model knows nothing of ``triples.table`` or ``triples.rules``: it replays a game from its
-deck and its move list, checks a move by reading the six move rules of docs/operations.md top to bottom, and finds
+deck and its move list, checks a move by reading the SPEC's six rules top to bottom, and finds
 moves by trying every slot combination. The properties compare the engine against it.
 """
 
@@ -22,7 +22,7 @@ VARIANT_NAMES: list[str] = sorted(VARIANTS)
 # Variants small enough to try every slot combination on each step (grid100 has C(100, 3)).
 SMALL_VARIANT_NAMES: list[str] = [name for name in VARIANT_NAMES if VARIANTS[name].slots <= 12]
 GAME_IDS: list[str | int] = ["g", 1, "1"]
-ANY_ERROR = object()  # a prediction: some "error: ..." string, its text not pinned by the docs
+ANY_ERROR = object()  # a prediction: some "error: ..." string, its text not pinned by the SPEC
 ADOPT = object()  # autoplay with a strategy the model has no copy of: checked, then adopted
 SEARCHED = object()  # best or solve on a live game: checked against brute_best
 QUARTETS = object()  # quartets on a list of lines: a verdict or an action error (tests/test_quartets.py pins them)
@@ -60,7 +60,7 @@ class Position:
 
 @dataclass
 class ReferenceGame:
-    """A game as docs/game.md describes it: a deck (top first) and the moves played, sorted."""
+    """A game as the SPEC describes it: a deck (top first) and the moves played, sorted."""
 
     variant: Variant
     deck: list[str]
@@ -84,7 +84,7 @@ class ReferenceGame:
         return [0 if c is None else card_value(self.variant, c) for c in self.position().table]
 
     def play_output(self, positions: object) -> str:
-        """The documented answer to ``["play", id, positions]``: the first failing rule, or ok."""
+        """The SPEC's answer to ``["play", id, positions]``: the first failing rule, or ok."""
         variant = self.variant
         k = variant.per_move
         if not isinstance(positions, list) or len(positions) != k:
@@ -133,7 +133,7 @@ def slot_moves(variant: Variant, values: list[int]) -> list[list[int]]:
 
 
 def choose_high(variant: Variant, values: list[int]) -> list[int] | None:
-    """The high strategy: values high to low, largest element by element; ties to the smallest slot list."""
+    """SPEC 5: values high to low, largest element by element; ties to the smallest slot list."""
     moves = slot_moves(variant, values)
     if not moves:
         return None
@@ -188,7 +188,7 @@ def brute_best(variant: Variant, deck_values: list[int], table_values: list[int]
 
 
 def naive_factory_order(variant: Variant) -> list[str]:
-    """The deal's factory order (docs/game.md), spelled out again: suits S, H, D, C, ranks ascending."""
+    """SPEC section 3's factory order, spelled out again: suits S, H, D, C, ranks ascending."""
     if variant.deck == "standard":
         ranks = ["A", *map(str, range(2, 11)), "J", "Q", "K"]
     else:
@@ -197,7 +197,7 @@ def naive_factory_order(variant: Variant) -> list[str]:
 
 
 def naive_deal(variant: Variant, seed: int) -> list[str]:
-    """The deal of docs/game.md read literally: the LCG with Python's % for every step, a backward
+    """SPEC section 3 read literally: the LCG with Python's % for every step, a backward
     Fisher-Yates with draw % (i + 1), deck[0] dealt to slot 0."""
     deck = naive_factory_order(variant)
     state = seed % 2**32
@@ -209,7 +209,7 @@ def naive_deal(variant: Variant, seed: int) -> list[str]:
 
 
 def naive_value_deck(variant: Variant, values: list[int]) -> list[str] | None:
-    """Numeric decks as values read literally: a numeric deck as plain values, the n-th copy of a value
+    """SPEC section 8 read literally: a numeric deck as plain values, the n-th copy of a value
     taking the n-th suit of S, H, D, C; None unless each value is there as often as in the deck."""
     if sorted(values) != sorted(int(code[:-1]) for code in naive_factory_order(variant)):
         return None
@@ -221,7 +221,7 @@ def naive_value_deck(variant: Variant, values: list[int]) -> list[str] | None:
     return codes
 
 
-# --- Uniscraper (docs/uniscraper.md), read literally ---------------------------------------------
+# --- Uniscraper (SPEC section 9), read literally ---------------------------------------------
 
 PYRAMID_RANKS = "23456789TJQKA"
 PYRAMID_ROWS = [list(range(r * (r - 1) // 2 + 1, r * (r + 1) // 2 + 1)) for r in range(1, 9)]  # positions by row
@@ -278,7 +278,7 @@ def all_runs(config: str) -> list[list[int]]:
 
 
 def brute_bestrun(config: str) -> list[int]:
-    """Uniscraper's best run: the longest, then the lexicographically smallest."""
+    """SPEC section 9's best run: the longest, then the lexicographically smallest."""
     return min(all_runs(config), key=lambda run: (-len(run), run))
 
 
@@ -328,7 +328,7 @@ game_ids: st.SearchStrategy[Any] = st.sampled_from(GAME_IDS) | json_scalars
 def decks(draw: st.DrawFn, variant: Variant) -> list[Any]:
     """A permutation of the variant's deck, sometimes spoiled so that it is no longer one."""
     deck: list[Any] = draw(st.permutations([c.code for c in variant.cards]))
-    if variant.deck == "numeric" and draw(st.booleans()):  # a numeric deck as plain values
+    if variant.deck == "numeric" and draw(st.booleans()):  # SPEC section 8: the deck as plain values
         deck = [int(code[:-1]) for code in deck]
     spoil = draw(st.sampled_from(["none", "none", "drop", "duplicate", "foreign", "not-a-string", "extra"]))
     if spoil == "drop":
@@ -452,7 +452,7 @@ def operations(draw: st.DrawFn) -> Any:
 
 @dataclass(frozen=True)
 class Prefix:
-    """A prediction: an error whose text the docs pin only by its start."""
+    """A prediction: an error whose text the SPEC pins only by its start."""
 
     text: str
 
@@ -460,13 +460,13 @@ class Prefix:
 Expectation = Any  # an exact output, a Prefix, or ANY_ERROR
 
 KNOWN_OPERATIONS = ["new", "play", "table", "status", "history", "moves", "undo", "autoplay", "best", "solve"]
-KNOWN_OPERATIONS += ["bestrun"]  # Uniscraper: stateless, answered by expect_bestrun
-KNOWN_OPERATIONS += ["quartets"]  # Quartets: stateless, answered by expect_quartets
+KNOWN_OPERATIONS += ["bestrun"]  # SPEC section 9: stateless, answered by expect_bestrun
+KNOWN_OPERATIONS += ["quartets"]  # SPEC section 10: stateless, answered by expect_quartets
 ARITY = {"new": (2, 3), "play": (2, 2), "autoplay": (1, 2)}  # arguments after the name
 
 
 class ReferenceSession:
-    """What the docs say each operation answers, for the operations whose answer they pin.
+    """What the SPEC says each operation answers, for the operations whose answer it pins.
 
     ``expect`` returns the prediction and applies the operation to the model when it
     succeeds. Operations the model cannot predict (autoplay, best, solve) are left to
@@ -570,7 +570,7 @@ class ReferenceSession:
 
 
 def expect_bestrun(args: list[Any]) -> Expectation:
-    """Uniscraper: no game, no state; the brute-force best run of a valid config."""
+    """SPEC section 9: no game, no state; the brute-force best run of a valid config."""
     if len(args) != 1 or not isinstance(args[0], str):
         return 'error: usage: ["bestrun", config]'
     if naive_pyramid(args[0]) is None:
@@ -585,7 +585,7 @@ quartets_actions: st.SearchStrategy[Any] = (
 
 
 def expect_quartets(args: list[Any]) -> Expectation:
-    """Quartets: no game, no state; a list of strings gets a verdict or an action error."""
+    """SPEC section 10: no game, no state; a list of strings gets a verdict or an action error."""
     if len(args) != 1 or not isinstance(args[0], list) or not all(isinstance(line, str) for line in args[0]):
         return 'error: usage: ["quartets", actions]'
     return QUARTETS
