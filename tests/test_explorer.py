@@ -237,7 +237,7 @@ def test_autoplay_plays_to_the_end_with_the_chosen_strategy(page: Any, server: s
     settle(page)
     assert history(page) == ["-".join(map(str, move)) for move in expected[1]["moves"]]
     assert scores(page)["cleared"] == str(expected[2]["cleared"])
-    if strategy == "high":  # SPEC section 7
+    if strategy == "high":  # the worked example of the high strategy
         assert expected[1]["moves"] == SPEC_AUTOPLAY
         assert (page.locator("#status").text_content() or "").split()[:2] == ["cleared", "12"]
     assert page.locator("#autoplay").is_disabled() and page.locator("#hint").is_disabled()
