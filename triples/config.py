@@ -31,6 +31,7 @@ class Variant(BaseModel):
     court: tuple[int, int, int] | None = Field(default=None, description="values of J, Q, K; None for a numeric deck")
     deck: Literal["standard", "numeric"] = "standard"
     top_rank: int = Field(default=13, ge=1, description="highest rank of a numeric deck")
+    suits: int = Field(default=4, ge=1, le=4, description="how many of the suits S, H, D, C the deck has")
 
     def model_post_init(self, context: object) -> None:
         if (self.deck == "standard") != (self.court is not None):
@@ -41,7 +42,9 @@ class Variant(BaseModel):
     @cached_property
     def cards(self) -> tuple[Card, ...]:
         """The deck in factory order."""
-        return standard_deck() if self.deck == "standard" else numeric_deck(self.top_rank)
+        if self.deck == "standard":
+            return standard_deck(self.suits)
+        return numeric_deck(self.top_rank, self.suits)
 
     @cached_property
     def card_values(self) -> dict[Card, int]:
@@ -103,10 +106,17 @@ def register(variant: Variant) -> Variant:
 
 
 def variant_named(name: str) -> Variant:
-    try:
-        return VARIANTS[name]
-    except KeyError:
-        raise UnknownVariant(name) from None
+    """A registered variant, or a rule set of one's own by its canonical name
+    (``classic(slots=11,target=21)``): the name a custom variant carries is enough to rebuild it,
+    so a name can cross to a worker process, a file or a URL and come back as the same rules."""
+    found = VARIANTS.get(name)
+    if found is not None:
+        return found
+    if "(" not in name:
+        raise UnknownVariant(name)
+    from triples.variants import variant_from  # built on this module: imported on first use
+
+    return variant_from(name)
 
 
 register(Variant(name="classic", slots=10, per_move=3, target=20, court=(10, 10, 10)))

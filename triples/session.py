@@ -15,11 +15,12 @@ from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationErro
 
 from triples import rules, strategy
 from triples.cards import Card
-from triples.config import DEFAULT_VARIANT, Variant, variant_named
+from triples.config import DEFAULT_VARIANT, Variant
 from triples.errors import TriplesError
 from triples.shuffle import shuffled
 from triples.strategy import DEFAULT_STRATEGY
 from triples.table import Table
+from triples.variants import variant_from
 
 GameId = StrictStr | StrictInt
 Output = Any  # a JSON value: the table, "ok", a dict or list of ints, or an error string
@@ -39,7 +40,7 @@ class Args(BaseModel):
 
 class NewArgs(Args):
     seed_or_deck: StrictInt | list[Any]
-    variant: StrictStr = DEFAULT_VARIANT
+    variant: StrictStr | dict[str, Any] = DEFAULT_VARIANT  # a name, or an object of rules (triples.variants)
 
 
 class PlayArgs(Args):
@@ -203,7 +204,7 @@ def moves_json(moves: list[Any]) -> list[list[int]]:
 
 @operation("new", NewArgs)
 def op_new(session: Session, args: NewArgs) -> Output:
-    table = deal(variant_named(args.variant), args.seed_or_deck)
+    table = deal(variant_from(args.variant), args.seed_or_deck)
     session.games[args.id] = table
     return table.codes()
 

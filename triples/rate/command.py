@@ -15,7 +15,7 @@ from typing import IO, NoReturn
 
 from tqdm import tqdm
 
-from triples.config import DEFAULT_VARIANT, VARIANTS, Variant, variant_named
+from triples.config import DEFAULT_VARIANT, Variant
 from triples.errors import TriplesError
 from triples.exits import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
 from triples.install import install_hint
@@ -27,6 +27,7 @@ from triples.rate.formats import FORMATS, RowFormat, read_done_rows, row_format
 from triples.rate.rows import ANALYSES, CORE_COLUMNS, RECORD_COLUMNS, RateOptions, Row, rate_batch
 from triples.rate.summary import Summary, speed_line
 from triples.strategy import DEFAULT_STRATEGY, STRATEGIES, strategy_named
+from triples.variant_option import VARIANT_HELP, variant_of_option
 
 PROG = "triples rate"
 MAX_SEED = (1 << 64) - 1
@@ -52,8 +53,8 @@ def one_line_errors(parser: argparse.ArgumentParser, prog: str = PROG) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``triples rate``; values are checked by ``main`` so that every refusal is
     one line and exit status 2."""
-    variants, strategies = ", ".join(VARIANTS), ", ".join(STRATEGIES)
-    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=f"{variants} (default {DEFAULT_VARIANT})")
+    strategies = ", ".join(STRATEGIES)
+    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=f"{VARIANT_HELP} (default {DEFAULT_VARIANT})")
     parser.add_argument("--seeds", metavar="A-B", help="inclusive seed range, e.g. 1-1000 (required)")
     parser.add_argument("--strategy", default=DEFAULT_STRATEGY, help=f"{strategies} (default {DEFAULT_STRATEGY})")
     parser.add_argument("--jobs", metavar="N", help="worker processes (default: the core count)")
@@ -155,7 +156,7 @@ def positive_integer(option: str, value: object) -> int:
 
 def parse_request(args: argparse.Namespace) -> Request:
     try:
-        variant = variant_named(args.variant)
+        variant = variant_of_option(args.variant)
         strategy_named(args.strategy)
     except TriplesError as exc:
         raise BadInput(str(exc)) from None

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import IO
 
-from triples.config import DEFAULT_VARIANT, VARIANTS, variant_named
+from triples.config import DEFAULT_VARIANT
 from triples.difficulty import BANDS
 from triples.errors import TriplesError
 from triples.exits import EXIT_INTERRUPTED, EXIT_OK
@@ -45,6 +45,7 @@ from triples.rate.executors import Executor, batches
 from triples.rate.formats import FORMATS, RowFormat
 from triples.rate.rows import RateOptions, Row, rate_batch
 from triples.rate.summary import Summary
+from triples.variant_option import VARIANT_HELP, variant_of_option
 
 PROG = "triples pick"
 DEFAULT_COUNT = 10
@@ -63,8 +64,7 @@ def fail(message: str) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``triples pick``; values are checked by ``main`` (one line, exit 2)."""
-    variants = ", ".join(v for v in VARIANTS if v != "grid100")
-    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=f"{variants} (default {DEFAULT_VARIANT})")
+    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=f"{VARIANT_HELP} (default {DEFAULT_VARIANT})")
     parser.add_argument("--seeds", metavar="A-B", help="inclusive seed range to look in, in order (required)")
     parser.add_argument("--band", metavar="|".join(BANDS), help="the difficulty band wanted (required)")
     parser.add_argument(
@@ -111,7 +111,7 @@ def non_negative_integer(option: str, value: str) -> int:
 
 def parse_pick(args: argparse.Namespace) -> tuple[Request, Wanted]:
     try:
-        variant = variant_named(args.variant)
+        variant = variant_of_option(args.variant)
     except TriplesError as exc:
         raise BadInput(str(exc)) from None
     first, last = parse_seed_range(args.seeds)
