@@ -12,11 +12,17 @@ import argparse
 
 import orjson
 
-from triples.config import Variant
+from triples.config import VARIANTS, Variant
 from triples.errors import TriplesError
 from triples.variants import variant_from
 
-VARIANT_HELP = "a variant name (classic, pairs, quads, sum15, grid, grid100), rules as inline JSON, or @FILE.json"
+
+def variant_help(default: str) -> str:
+    """The option's help: the registered names, then the other ways to give rules."""
+    return (
+        f"{', '.join(VARIANTS)} (default {default}); or rules of your own as inline JSON "
+        """('{"base": "classic", "target": 21}'), @FILE.json or a name like 'classic(target=21)'"""
+    )
 
 
 class VariantOptionError(TriplesError):

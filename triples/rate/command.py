@@ -27,7 +27,7 @@ from triples.rate.formats import FORMATS, RowFormat, read_done_rows, row_format
 from triples.rate.rows import ANALYSES, CORE_COLUMNS, RECORD_COLUMNS, RateOptions, Row, rate_batch
 from triples.rate.summary import Summary, speed_line
 from triples.strategy import DEFAULT_STRATEGY, STRATEGIES, strategy_named
-from triples.variant_option import VARIANT_HELP, variant_of_option
+from triples.variant_option import variant_help, variant_of_option
 
 PROG = "triples rate"
 MAX_SEED = (1 << 64) - 1
@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``triples rate``; values are checked by ``main`` so that every refusal is
     one line and exit status 2."""
     strategies = ", ".join(STRATEGIES)
-    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=f"{VARIANT_HELP} (default {DEFAULT_VARIANT})")
+    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=variant_help(DEFAULT_VARIANT))
     parser.add_argument("--seeds", metavar="A-B", help="inclusive seed range, e.g. 1-1000 (required)")
     parser.add_argument("--strategy", default=DEFAULT_STRATEGY, help=f"{strategies} (default {DEFAULT_STRATEGY})")
     parser.add_argument("--jobs", metavar="N", help="worker processes (default: the core count)")

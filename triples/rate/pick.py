@@ -45,7 +45,7 @@ from triples.rate.executors import Executor, batches
 from triples.rate.formats import FORMATS, RowFormat
 from triples.rate.rows import RateOptions, Row, rate_batch
 from triples.rate.summary import Summary
-from triples.variant_option import VARIANT_HELP, variant_of_option
+from triples.variant_option import variant_help, variant_of_option
 
 PROG = "triples pick"
 DEFAULT_COUNT = 10
@@ -64,7 +64,7 @@ def fail(message: str) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``triples pick``; values are checked by ``main`` (one line, exit 2)."""
-    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=f"{VARIANT_HELP} (default {DEFAULT_VARIANT})")
+    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=variant_help(DEFAULT_VARIANT))
     parser.add_argument("--seeds", metavar="A-B", help="inclusive seed range to look in, in order (required)")
     parser.add_argument("--band", metavar="|".join(BANDS), help="the difficulty band wanted (required)")
     parser.add_argument(
