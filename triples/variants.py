@@ -88,7 +88,7 @@ class Rules:
 
 def written(value: object) -> str:
     """A field's value as a canonical name writes it: court as ``J/Q/K``."""
-    if isinstance(value, tuple):
+    if isinstance(value, tuple | list):
         return "/".join(map(str, value))
     return str(value)
 
@@ -114,6 +114,20 @@ def variant_from(spec: object) -> Variant:
 def canonical_name(spec: object) -> str:
     """The name every output gives the variant ``spec`` stands for."""
     return variant_from(spec).name
+
+
+def fields_of(variant: Variant) -> dict[str, object]:
+    """The object form of a variant: its base and the fields it changes, as JSON values (court
+    as a list), so that more fields can be laid over it (``triples sweep`` does)."""
+    if variant.name in VARIANTS:
+        return {BASE: variant.name}
+    found = _NAME.fullmatch(variant.name)
+    assert found is not None, f"{variant.name} is neither registered nor a canonical name"
+    given: dict[str, object] = {BASE: found["base"]}
+    for part in found["fields"].split(","):
+        key, _, text = part.partition("=")
+        given[key] = value_of_text(key, text)
+    return given
 
 
 def variant_of_name(name: str) -> Variant:
