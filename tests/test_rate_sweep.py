@@ -153,7 +153,7 @@ def test_an_interrupted_sweep_keeps_finished_rule_sets_and_goes_on(tmp_path: Pat
     while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 1):
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+    _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     assert f"interrupted: {out} holds every finished rule set; the same command goes on from there" in stderr
     kept = out.read_text()
@@ -195,25 +195,32 @@ def test_the_plot_file_is_written(
         assert all(word in text for word in words)
 
 
+EXAMPLE = "like target=18..22, deck=standard,numeric or court=10/10/10,11/12/13"
+FIELDS = "(fields: slots, per_move, target, deck, court, top_rank, suits)"
+COURT = "court must be three integers from 1 to 50 (the values of J, Q, K)"
+AT_ONCE = "every card is dealt at once, so random play has astronomically many ways to go (--fair works)"
+MEASURES = "win_best, mean_best, win_autoplay, mean_autoplay, win_fair, mean_fair, easy, medium, hard"
+NOT_JSON = "inline variant rules are not JSON (unexpected character, expected a string key: line 1 column 2 (char 1))"
+THREE = "--plot draws one or two varied fields, and this sweep varies 3"
 BAD = [
-    ([], "--vary FIELD=VALUES is required, like target=18..22, deck=standard,numeric or court=10/10/10,11/12/13"),
-    (["--vary", "slot=9..11"], "--vary slot=9..11: unknown field 'slot' (fields: slots, per_move, target, deck, court, top_rank, suits)"),
-    (["--vary", "slots"], "--vary slots: expected FIELD=VALUES, like target=18..22, deck=standard,numeric or court=10/10/10,11/12/13"),
+    ([], f"--vary FIELD=VALUES is required, {EXAMPLE}"),
+    (["--vary", "slot=9..11"], "--vary slot=9..11: unknown field 'slot' " + FIELDS),
+    (["--vary", "slots"], f"--vary slots: expected FIELD=VALUES, {EXAMPLE}"),
     (["--vary", "slots=11..9"], "--vary slots=11..9: the range is empty (a must not exceed b)"),
-    (["--vary", "deck=a..b"], "--vary deck=a..b: a range a..b is of integers, like target=18..22, deck=standard,numeric or court=10/10/10,11/12/13"),
-    (["--vary", "slots=9,,10"], "--vary slots=9,,10: a value is missing, like target=18..22, deck=standard,numeric or court=10/10/10,11/12/13"),
+    (["--vary", "deck=a..b"], f"--vary deck=a..b: a range a..b is of integers, {EXAMPLE}"),
+    (["--vary", "slots=9,,10"], f"--vary slots=9,,10: a value is missing, {EXAMPLE}"),
     (["--vary", "slots=9,9"], "--vary slots=9,9: a value is listed twice"),
     (["--vary", "slots=9", "--vary", "slots=10"], "--vary: slots is varied twice (list all its values in one --vary)"),
     (["--vary", "slots=2..4"], "rule set slots=2: bad variant: per_move (3) must be at most slots (2)"),
     (["--vary", "target=0,20"], "rule set target=0: bad variant: target must be an integer from 1 to 999"),
-    (["--vary", "court=1/2"], "rule set court=1/2: bad variant: court must be three integers from 1 to 50 (the values of J, Q, K)"),
+    (["--vary", "court=1/2"], "rule set court=1/2: bad variant: " + COURT),
     (["--vary", "top_rank=5,9"], "rule set top_rank=5: bad variant: top_rank is only for a numeric deck"),
-    (["--vary", "slots=60", "--difficulty"], "--difficulty is out of reach on classic(slots=60): every card is dealt at once, so random play has astronomically many ways to go (--fair works)"),
+    (["--vary", "slots=60", "--difficulty"], "--difficulty is out of reach on classic(slots=60): " + AT_ONCE),
     (["--vary", "slots=9", "--measure", "hard"], "--measure chooses what --plot draws: give --plot FILE too"),
     (["--vary", "slots=9", "--measure", "hard", "--plot", "x.png"], "--measure hard needs --difficulty"),
-    (["--vary", "slots=9", "--measure", "fun", "--plot", "x.png"], "--measure fun: expected one of win_best, mean_best, win_autoplay, mean_autoplay, win_fair, mean_fair, easy, medium, hard"),
-    (["--vary", "slots=9", "--vary", "target=20", "--vary", "suits=4", "--plot", "x.png"], "--plot draws one or two varied fields, and this sweep varies 3"),
-    (["--vary", "slots=9", "--variant", "{nope"], "inline variant rules are not JSON (unexpected character, expected a string key: line 1 column 2 (char 1))"),
+    (["--vary", "slots=9", "--measure", "fun", "--plot", "x.png"], "--measure fun: expected one of " + MEASURES),
+    (["--vary", "slots=9", "--vary", "target=20", "--vary", "suits=4", "--plot", "x.png"], THREE),
+    (["--vary", "slots=9", "--variant", "{nope"], NOT_JSON),
 ]  # fmt: skip
 
 
