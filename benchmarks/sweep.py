@@ -15,7 +15,8 @@ Part 2: ``triples sweep --variant classic --vary target=18..22 --vary slots=9..1
 the real command in a subprocess at ``--jobs 2``. The times compared are the ones each command
 prints in its speed line (the rating, not Python's start-up). Required: the sweep's numbers
 equal rate's for every rule set, and the sweep's overhead under 10% (its time over the sum of
-rate's). On a shared machine the ratio is noisy: run it when the machine is quiet.
+rate's). The two alternate for ``--repeat`` rounds and each keeps its fastest, since on a
+shared machine one round's ratio is noisy.
 """
 
 from __future__ import annotations
@@ -128,26 +129,54 @@ def seconds_of(report: str) -> tuple[int, float]:
     return int(found[1]), float(found[2])
 
 
-def part_2(seeds: int, jobs: int) -> list[str]:
-    print(f"part 2: sweep classic target 18..22 x slots 9..11 vs rate on each rule set, seeds 1-{seeds}, jobs {jobs}")
-    common = ["--seeds", f"1-{seeds}", "--jobs", str(jobs), "--format", "csv"]
+def timed_sweep(common: list[str]) -> tuple[int, float, list[dict[str, str]]]:
     swept = command("sweep", "--variant", "classic", "--vary", "target=18..22", "--vary", "slots=9..11", *common)
-    sweep_deals, sweep_seconds = seconds_of(swept.stderr)
-    failures = []
-    rate_deals, rate_seconds = 0, 0.0
-    for row in csv.DictReader(swept.stdout.splitlines()):
+    deals, seconds = seconds_of(swept.stderr)
+    return deals, seconds, list(csv.DictReader(swept.stdout.splitlines()))
+
+
+def timed_rates(rows: list[dict[str, str]], common: list[str]) -> tuple[int, float, list[str]]:
+    """rate on each rule set of the sweep's rows: deals, seconds, and the rule sets whose
+    summary differs from the sweep's row."""
+    total_deals, total_seconds, differ = 0, 0.0, []
+    for row in rows:
         rated = command("rate", "--variant", row["variant"], *common)
         deals, seconds = seconds_of(rated.stderr)
-        rate_deals, rate_seconds = rate_deals + deals, rate_seconds + seconds
-        wins, deals_text = int(row["best_wins"]), row["deals"]
-        expected = [f"mean best: {float(row['mean_best']):.3f}", f"win rate best: {100 * wins / int(deals_text):.2f}%"]
+        total_deals, total_seconds = total_deals + deals, total_seconds + seconds
+        wins = int(row["best_wins"])
+        expected = [
+            f"mean best: {float(row['mean_best']):.3f}",
+            f"win rate best: {100 * wins / int(row['deals']):.2f}%",
+        ]
         if not all(line in rated.stderr for line in expected):
-            failures.append(f"part 2: {row['variant']}: the sweep's row differs from rate's summary")
-    sweep_speed, rate_speed = sweep_deals / sweep_seconds, rate_deals / rate_seconds
+            differ.append(row["variant"])
+    return total_deals, total_seconds, differ
+
+
+def part_2(seeds: int, jobs: int, repeat: int) -> list[str]:
+    print(f"part 2: sweep classic target 18..22 x slots 9..11 vs rate on each rule set, seeds 1-{seeds}, jobs {jobs}")
+    common = ["--seeds", f"1-{seeds}", "--jobs", str(jobs), "--format", "csv"]
+    sweep_times, rate_times = [], []
+    differ: list[str] = []
+    for round_ in range(repeat):
+        # Alternate which goes first, so that a change in the machine's load hits both alike.
+        if round_ % 2 == 0:
+            sweep_deals, seconds, rows = timed_sweep(common)
+            sweep_times.append(seconds)
+            rate_deals, seconds, differ = timed_rates(rows, common)
+            rate_times.append(seconds)
+        else:
+            rate_deals, seconds, differ = timed_rates(rows, common)
+            rate_times.append(seconds)
+            sweep_deals, seconds, rows = timed_sweep(common)
+            sweep_times.append(seconds)
+        print(f"  round {round_ + 1}: sweep {sweep_times[-1]:.2f} s, rate {rate_times[-1]:.2f} s")
+    sweep_seconds, rate_seconds = min(sweep_times), min(rate_times)
     overhead = sweep_seconds / rate_seconds - 1
-    print(f"  sweep: {sweep_deals} deals in {sweep_seconds:.2f} s, {sweep_speed:.1f} deals/s")
-    print(f"  rate:  {rate_deals} deals in {rate_seconds:.2f} s, {rate_speed:.1f} deals/s (15 runs)")
+    print(f"  sweep: {sweep_deals} deals in {sweep_seconds:.2f} s, {sweep_deals / sweep_seconds:.1f} deals/s, fastest")
+    print(f"  rate:  {rate_deals} deals in {rate_seconds:.2f} s, {rate_deals / rate_seconds:.1f} deals/s, fastest")
     print(f"  the sweep's overhead: {100 * overhead:+.1f}%")
+    failures = [f"part 2: {name}: the sweep's row differs from rate's summary" for name in differ]
     if overhead >= OVERHEAD_ALLOWED:
         failures.append(f"part 2: overhead {100 * overhead:.1f}%, need under {100 * OVERHEAD_ALLOWED:.0f}%")
     return failures
@@ -159,9 +188,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=DEALS, help=f"part 1: seeds per rule set (default {DEALS})")
     parser.add_argument("--seeds", type=int, default=1000, help="part 2: seeds 1..N (default 1000)")
     parser.add_argument("--jobs", type=int, default=2, help="part 2: worker processes (default 2)")
+    parser.add_argument("--repeat", type=int, default=3, help="part 2: rounds, alternating the order (default 3)")
     args = parser.parse_args(argv)
     parts = args.part or [1, 2]
-    failures = (part_1(args.deals) if 1 in parts else []) + (part_2(args.seeds, args.jobs) if 2 in parts else [])
+    failures = (part_1(args.deals) if 1 in parts else []) + (
+        part_2(args.seeds, args.jobs, args.repeat) if 2 in parts else []
+    )
     for failure in failures:
         print("FAIL", failure)
     if not failures:

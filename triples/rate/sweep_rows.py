@@ -23,7 +23,7 @@ from triples.config import Variant
 from triples.difficulty import BANDS
 from triples.rate.errors import BadInput
 from triples.rate.summary import Summary, wilson_interval
-from triples.variants import FIELDS, written
+from triples.variants import written
 
 Value = int | float | str
 SweepRow = dict[str, Value]
@@ -216,6 +216,3 @@ def check_same_run(path: str, done: Mapping[str, SweepRow], strategy: str, seeds
                 f"--out {path} holds {row['variant']} rated with --strategy {row['strategy']} on seeds "
                 f"{row['seeds']}, not {strategy} on {seeds}: use a new file"
             )
-
-
-VARIABLE_FIELDS = FIELDS  # every field of a variant object can be varied
