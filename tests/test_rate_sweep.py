@@ -232,3 +232,15 @@ def test_bad_input_is_one_line_and_exit_2(
     assert cli.main(["sweep", "--seeds", "1-2", *args]) == 2
     assert capsys.readouterr() == ("", f"triples sweep: error: {message}\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_difficulty_is_checked_on_the_rule_sets_not_the_base(capsys: pytest.CaptureFixture[str]) -> None:
+    # The base deals all 36 cards at once (out of --difficulty's reach); the rule set does not.
+    base = '{"base": "sum15", "slots": 36}'
+    rows, _ = sweep_jsonl(capsys, "--variant", base, "--vary", "slots=9", "--seeds", "1-3", "--difficulty")
+    assert [row["variant"] for row in rows] == ["sum15"]
+    assert sum(rows[0][band] for band in ("easy", "medium", "hard")) == pytest.approx(1.0)
+    summary, printed = rate_summary(capsys, "sum15", "1-3", "--difficulty")
+    check_row_is_rates(rows[0], summary, printed)
+    for band in ("easy", "medium", "hard"):
+        assert rows[0][band] == summary.band_counts[band] / summary.band_deals

@@ -15,7 +15,7 @@ import itertools
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import IO
 
@@ -23,6 +23,7 @@ from triples.config import Variant
 from triples.errors import TriplesError
 from triples.exits import EXIT_INTERRUPTED, EXIT_OK
 from triples.rate import command, plots
+from triples.rate.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS
 from triples.rate.command import Request, executor_for, open_sink, progress_bar, write_rows
 from triples.rate.errors import BadInput, ClusterError
 from triples.rate.executors import Executor, batches
@@ -156,7 +157,10 @@ def value_text(value: object) -> str:
 
 
 def parse_sweep(args: argparse.Namespace) -> Sweep:
-    request = command.parse_request(argparse.Namespace(**{**vars(args), "plot": None}))
+    # rate's checks of the shared options; --fair and --difficulty are checked on each rule set
+    # (the base alone may be out of reach where the rule sets are not, or the other way round).
+    shared = {**vars(args), "plot": None, "fair": False, "difficulty": False}
+    request = command.parse_request(argparse.Namespace(**shared))
     if not args.vary:
         raise BadInput(f"--vary FIELD=VALUES is required, {VARY_EXAMPLE}")
     varies = tuple(parse_vary(text) for text in args.vary)
@@ -165,6 +169,8 @@ def parse_sweep(args: argparse.Namespace) -> Sweep:
     if repeated:
         raise BadInput(f"--vary: {repeated[0]} is varied twice (list all its values in one --vary)")
     rule_sets = rule_sets_of(request.variant, varies, args.fair, args.difficulty)
+    extra = DIFFICULTY_COLUMNS if args.difficulty else FAIR_COLUMNS if args.fair else ()
+    request = replace(request, extra_columns=extra)
     name_width = max(len(rule_set.variant.name) for rule_set in rule_sets)
     columns = columns_for(tuple(fields), args.fair, args.difficulty, name_width)
     measure = checked_measure(args, {column.name for column in columns}, len(varies))
