@@ -155,7 +155,7 @@ def test_an_interrupted_sweep_keeps_finished_rule_sets_and_goes_on(tmp_path: Pat
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
-    assert f"interrupted: {out} holds every finished rule set; the same command goes on from there" in stderr
+    assert f"interrupted (SIGINT): {out} holds every finished rule set; the same command goes on\n" in stderr
     kept = out.read_text()
     assert kept.endswith("\n") and 1 <= kept.count("\n") < 10
     assert all(orjson.loads(line)["deals"] == 40 for line in kept.splitlines())

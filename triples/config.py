@@ -37,6 +37,15 @@ class Variant(BaseModel):
         if (self.deck == "standard") != (self.court is not None):
             raise ValueError("court values are given exactly when the deck is standard")
 
+    def __hash__(self) -> int:
+        # Every cache keys on the variant's value: hashing all the fields on each look-up would
+        # cost more than a small search, so the hash is computed once.
+        return self.rules_hash
+
+    @cached_property
+    def rules_hash(self) -> int:
+        return hash(tuple(getattr(self, name) for name in type(self).model_fields))
+
     # Derived once per variant and kept in the instance dict (cached_property): the hot paths
     # read these on every move, and pydantic's private attributes are slow to reach.
     @cached_property

@@ -15,19 +15,20 @@ import itertools
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import IO
 
 from triples.config import Variant
 from triples.errors import TriplesError
-from triples.exits import EXIT_INTERRUPTED, EXIT_OK
+from triples.exits import EXIT_OK, CommandError
 from triples.rate import command, plots
 from triples.rate.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS
-from triples.rate.command import Request, executor_for, open_sink, progress_bar, write_rows
-from triples.rate.errors import BadInput, ClusterError
+from triples.rate.command import Request, executor_for, progress_bar, write_rows
+from triples.rate.errors import BadInput
 from triples.rate.executors import Executor, batches
-from triples.rate.rows import RateOptions, rate_batch
+from triples.rate.interrupts import Stop, StopSignals
+from triples.rate.rows import RateOptions
 from triples.rate.summary import Summary, speed_line
 from triples.rate.sweep_rows import (
     TEXT_FIELDS,
@@ -202,25 +203,47 @@ def main(args: argparse.Namespace) -> int:
             check_same_run(request.out, done, request.strategy, sweep.seeds_text)
         todo = [rule_set for rule_set in sweep.rule_sets if rule_set.variant.name not in done]
         per_rule_set = request.last - request.first + 1
-        with executor_for(request, per_rule_set if todo else 0) as (executor, size), open_sink(request.out) as sink:
+        with (
+            StopSignals() as stop,
+            executor_for(request, per_rule_set if todo else 0, stop) as (executor, size),
+            open_out(request.out) as sink,
+        ):
             if needs_header:
                 sink.write(fmt.header() + "\n")
-            return run(sweep, fmt, done, todo, (executor, size), sink)
-    except (BadInput, ClusterError) as exc:
-        return command.fail(str(exc), PROG)
+            return run(sweep, fmt, done, todo, (executor, size), sink, stop)
+    except CommandError as exc:
+        return command.fail(str(exc), PROG, exc.status)
+    except Stop as stopped:  # while the cluster was starting: no rule set was rated
+        command.stopped_before_rating(stopped, PROG)
 
 
-def rated(sweep: Sweep, rule_set: RuleSet, executor: Executor, size: int) -> Iterator[tuple[int, Summary | None]]:
+@contextmanager
+def open_out(out: str | None) -> Iterator[IO[str]]:
+    """Where rows go: stdout, or appended to ``out``."""
+    if out is None:
+        yield sys.stdout
+        return
+    try:
+        sink = open(out, "a", encoding="utf-8")  # noqa: SIM115 (a refusal to open is the user's to see)
+    except OSError as exc:
+        raise BadInput(f"--out {out}: {exc.strerror or exc}") from None
+    with sink:
+        yield sink
+
+
+def rated(
+    sweep: Sweep, rule_set: RuleSet, executor: Executor, size: int, stop: StopSignals
+) -> Iterator[tuple[int, Summary | None]]:
     """Rate one rule set as ``triples rate`` would: the count of each batch of rows as it comes,
-    then the summary of them all."""
+    then the summary of them all (None when a stop signal cut the rule set short)."""
     request = sweep.request
     summary = Summary(rule_set.variant, request.strategy)
     options = RateOptions(rule_set.variant.name, request.strategy, request.extra_columns)
-    for rows in executor.rate(partial(rate_batch, options), batches(iter(request.seeds), size)):
+    for rows in executor.rate(options, batches(iter(request.seeds), size), stop):
         for row in rows:
             summary.add(row)
         yield len(rows), None
-    yield 0, summary
+    yield 0, None if stop.stopped else summary
 
 
 def run(
@@ -230,19 +253,19 @@ def run(
     todo: list[RuleSet],
     executor_and_size: tuple[Executor, int],
     sink: IO[str],
+    stop: StopSignals,
 ) -> int:
-    """Rate the rule sets still to do, writing each one's row as it is finished; Ctrl-C stops
-    the rating (the rule set under way is dropped) but not the report and the plot."""
+    """Rate the rule sets still to do, writing each one's row as it is finished; a stop signal
+    stops the rating (the rule set under way is dropped) but not the report and the plot."""
     executor, size = executor_and_size
     request = sweep.request
     rows = dict(done)
     bar = progress_bar(len(todo) * (request.last - request.first + 1), f"sweep {sweep.seeds_text}")
     new_deals = 0
-    interrupted = False
     start = time.perf_counter()
     try:
         for rule_set in todo:
-            for count, summary in rated(sweep, rule_set, executor, size):
+            for count, summary in rated(sweep, rule_set, executor, size, stop):
                 new_deals += count
                 if bar is not None:
                     bar.update(count)
@@ -250,23 +273,25 @@ def run(
                     row = sweep_row(rule_set.varied, rule_set.variant, summary, sweep.seeds_text, sweep.columns)
                     write_rows(sink, [fmt.line(row)], bar)
                     rows[rule_set.variant.name] = row
-    except KeyboardInterrupt:
-        interrupted = True
+            if stop.stopped:
+                break
+    except Stop:
+        pass
     finally:
         if bar is not None:
             bar.close()
     seconds = time.perf_counter() - start
     sink.flush()
     finished = [rows[r.variant.name] for r in sweep.rule_sets if r.variant.name in rows]
-    report(sweep, len(finished), len(done), speed_line(new_deals, seconds, executor.label), interrupted)
-    if sweep.plot is not None and finished:
+    report(sweep, len(finished), len(done), speed_line(new_deals, seconds, executor.label), stop)
+    if sweep.plot is not None and finished and not stop.stopped:
         from triples.rate import sweep_plots
 
         sweep_plots.write_sweep_plot(sweep.plot, sweep, finished)
-    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+    return stop.exit_status if stop.stopped else EXIT_OK
 
 
-def report(sweep: Sweep, finished: int, resumed: int, speed: str, interrupted: bool) -> None:
+def report(sweep: Sweep, finished: int, resumed: int, speed: str, stop: StopSignals) -> None:
     """The summary: after the rows on stdout for a table, else on stderr."""
     request = sweep.request
     lines = [
@@ -279,16 +304,11 @@ def report(sweep: Sweep, finished: int, resumed: int, speed: str, interrupted: b
     if resumed:
         lines.append(f"resumed: {resumed} rule sets already in {request.out}")
     lines.append(speed)
-    if interrupted:
+    if stop.stopped:
         lines.append(
-            f"interrupted: {request.out} holds every finished rule set; the same command goes on from there"
+            f"interrupted ({stop.name}): {request.out} holds every finished rule set; the same command goes on"
             if request.out is not None
-            else "interrupted"
+            else f"interrupted ({stop.name})"
         )
-    if request.format == "table":
-        if request.out is None:
-            sys.stdout.write("\n")
-        sys.stdout.write("".join(line + "\n" for line in lines))
-        sys.stdout.flush()
-    else:
-        sys.stderr.write("".join(line + "\n" for line in lines))
+    table = request.format == "table"
+    command.show_report(lines, sys.stdout if table else sys.stderr, blank_first=table and request.out is None)
