@@ -355,8 +355,16 @@ def test_errors_and_outputs_name_a_custom_variant_canonically() -> None:
 
 def test_a_rule_set_where_no_move_is_ever_legal_is_over_at_once() -> None:
     spec = {"target": 999}
-    out = run([["new", "g", 1, spec], ["status", "g"], ["moves", "g"], ["autoplay", "g"]])
-    assert out[1:] == [{"cleared": 0, "stock": 42, "over": True}, [], {"moves": [], "cleared": 0}]
+    out = run(
+        [["new", "g", 1, spec], ["status", "g"], ["moves", "g"], ["autoplay", "g"], ["best", "g"], ["solve", "g"]]
+    )
+    assert out[1:] == [
+        {"cleared": 0, "stock": 42, "over": True},
+        [],
+        {"moves": [], "cleared": 0},
+        0,
+        {"best": 0, "moves": []},
+    ]
 
 
 # ---- --variant on the command line

@@ -488,7 +488,7 @@ def sweep_command(args: argparse.Namespace) -> int:
 register(
     Command(
         "sweep",
-        summary="rate the same seeds under every combination of varied rules, one row per rule set",
+        summary="rate seeds under every combination of varied rules",
         description="""\
 Sweep rules: rate the same seeds under every combination of the --vary values laid over the
 --variant base (the first --vary outermost), one row per rule set with its canonical name,
