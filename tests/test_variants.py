@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from triples import cli
@@ -15,7 +16,7 @@ from triples.api import run
 from triples.config import VARIANTS, UnknownVariant, variant_named
 from triples.session import Session
 from triples.variant_option import variant_of_option, variant_option
-from triples.variants import BadVariant, canonical_name, variant_from
+from triples.variants import BadVariant, canonical_name, fields_of, variant_from
 
 
 def by_hand(cards: list[str], seed: int) -> list[str]:
@@ -174,6 +175,15 @@ def test_canonical_names(spec: object, name: str) -> None:
     # The name stands for the same rules and the same object, wherever it is read back.
     assert variant_from(name) is variant
     assert variant_named(name) is variant
+
+
+@pytest.mark.parametrize(("spec", "name"), NAMES, ids=[name for _, name in NAMES])
+def test_the_object_form_of_a_variant_gives_it_back(spec: object, name: str) -> None:
+    variant = variant_from(spec)
+    given = fields_of(variant)
+    assert orjson.loads(orjson.dumps(given)) == given  # JSON values, court as a list
+    assert variant_from(given) is variant
+    assert set(given) == {"base"} or variant.name != given["base"]
 
 
 def test_an_object_that_changes_nothing_is_the_registered_variant_itself() -> None:
