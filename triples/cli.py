@@ -466,6 +466,46 @@ examples:
 )
 
 
+# ---------------------------------------------------------------- sweep (triples/rate/sweep.py)
+
+
+def import_sweep() -> Any:
+    import_rate()  # the same refusal when the rate package is missing
+    import importlib
+
+    return importlib.import_module("triples.rate.sweep")
+
+
+def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
+    import_sweep().add_arguments(parser)
+
+
+def sweep_command(args: argparse.Namespace) -> int:
+    status: int = import_sweep().main(args)
+    return status
+
+
+register(
+    Command(
+        "sweep",
+        summary="rate seeds under every combination of varied rules",
+        description="""\
+Sweep rules: rate the same seeds under every combination of the --vary values laid over the
+--variant base (the first --vary outermost), one row per rule set with its canonical name,
+mean best, win rates with 95% Wilson intervals, and with --fair/--difficulty the fair player
+and the bands. Each row is what triples rate reports for that variant and those seeds.""",
+        example="""\
+examples:
+  triples sweep --variant classic --vary target=18..22 --vary slots=9..11 --seeds 1-1000 --plot sweep.png
+  triples sweep --variant sum15 --vary per_move=2,3 --seeds 1-500 --difficulty --plot hard.png --measure hard
+  triples sweep --variant '{"base": "pairs", "suits": 2}' --vary court=10/10/10,11/12/13 --seeds 1-200 \\
+      --format csv --out pairs.csv""",
+        add_arguments=add_sweep_arguments,
+        run=sweep_command,
+    )
+)
+
+
 # ---------------------------------------------------------------- bestrun (triples/pyramid.py)
 
 

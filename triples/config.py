@@ -125,10 +125,17 @@ def register(variant: Variant) -> Variant:
 
 
 def variant_named(name: str) -> Variant:
-    try:
-        return VARIANTS[name]
-    except KeyError:
-        raise UnknownVariant(name) from None
+    """A registered variant, or a rule set of one's own by its canonical name
+    (``classic(slots=11,target=21)``): the name a custom variant carries is enough to rebuild it,
+    so a name can cross to a worker process, a file or a URL and come back as the same rules."""
+    found = VARIANTS.get(name)
+    if found is not None:
+        return found
+    if "(" not in name:
+        raise UnknownVariant(name)
+    from triples.variants import variant_from  # built on this module: imported on first use
+
+    return variant_from(name)
 
 
 register(Variant(name="classic", slots=10, per_move=3, target=20, court=(10, 10, 10)))

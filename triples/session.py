@@ -14,11 +14,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
 from triples import rules, strategy
-from triples.config import DEFAULT_VARIANT, VARIANTS, Variant, variant_named
+from triples.config import DEFAULT_VARIANT, VARIANTS, Variant
 from triples.deal import MIXED_DECK, deal
 from triples.errors import TriplesError
 from triples.strategy import DEFAULT_STRATEGY
 from triples.table import Table
+from triples.variants import variant_from
 
 __all__ = ["MIXED_DECK", "OPERATIONS", "Session", "deal", "operation"]
 
@@ -40,7 +41,7 @@ class Args(BaseModel):
 
 class NewArgs(Args):
     seed_or_deck: StrictInt | list[Any]
-    variant: StrictStr = DEFAULT_VARIANT
+    variant: StrictStr | dict[str, Any] = DEFAULT_VARIANT  # a name, or an object of rules (triples.variants)
 
 
 class PlayArgs(Args):
@@ -152,7 +153,7 @@ def moves_json(moves: list[Any]) -> list[list[int]]:
 
 @operation("new", NewArgs)
 def op_new(session: Session, args: NewArgs) -> Output:
-    table = deal(variant_named(args.variant), args.seed_or_deck)
+    table = deal(variant_from(args.variant), args.seed_or_deck)
     session.games[args.id] = table
     return table.codes()
 
