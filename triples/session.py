@@ -296,3 +296,34 @@ def op_quartets(session: Session, args: QuartetsArgs) -> Output:
     from triples import quartets
 
     return quartets.judge(args.actions).as_json()
+
+
+@operation("fair_move")
+def op_fair_move(session: Session, args: Args) -> Output:
+    """The move the fair player (who never sees the stock) makes from here; ``[]`` when none."""
+    from triples import fair
+
+    move = fair.fair(session.table(args.id))
+    return [] if move is None else list(move)
+
+
+@operation("rating")
+def op_rating(session: Session, args: Args) -> Output:
+    """How hard the game's deal is, judged from the deal itself whatever has been played since:
+    ``best``, what ``high`` and ``fair`` clear, random play's chance of ``best`` (``None`` when
+    the whole deck is dealt at once, where random play has astronomically many lines), band."""
+    from triples import difficulty, search
+
+    played = session.table(args.id)
+    deal_table = Table(played.variant, played.deck)
+    best = search.best_cleared(deal_table)
+    high = difficulty.played_out(deal_table, strategy.strategy_named("high"))
+    fair = difficulty.played_out(deal_table, strategy.strategy_named("fair"))
+    p_random: float | None = None
+    if played.variant.slots < played.variant.deck_size:
+        try:
+            p_random = difficulty.p_random(deal_table, best)
+        except difficulty.TooManyStates:
+            pass
+    band = difficulty.band(high=high, fair=fair, best=best)
+    return {"band": band, "p_random": p_random, "best": best, "high": high, "fair": fair}

@@ -35,7 +35,7 @@ STATIC_FILES = {
 # costs about twice what a small game costs. Longer ones, and any search, go to a thread so
 # that one slow request cannot stall every other connection.
 INLINE_OPERATIONS = 8
-SEARCHING_OPERATIONS = frozenset({"best", "solve", "autoplay"})
+SEARCHING_OPERATIONS = frozenset({"best", "solve", "autoplay", "rating", "fair_move"})
 RUN_EXAMPLE = [["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"]]
 
 
