@@ -7,6 +7,7 @@ failure into an ``"error: ..."`` string at the edge, so nothing ever escapes to 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any
@@ -321,9 +322,7 @@ def op_rating(session: Session, args: Args) -> Output:
     fair = difficulty.played_out(deal_table, strategy.strategy_named("fair"))
     p_random: float | None = None
     if played.variant.slots < played.variant.deck_size:
-        try:
+        with suppress(difficulty.TooManyStates):  # past the state limit the chance stays unknown
             p_random = difficulty.p_random(deal_table, best)
-        except difficulty.TooManyStates:
-            pass
     band = difficulty.band(high=high, fair=fair, best=best)
     return {"band": band, "p_random": p_random, "best": best, "high": high, "fair": fair}
