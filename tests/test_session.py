@@ -22,6 +22,7 @@ USAGE = {
     "bestrun": 'error: usage: ["bestrun", config]',
     "fair_move": 'error: usage: ["fair_move", id]',
     "rating": 'error: usage: ["rating", id]',
+    "variants": 'error: usage: ["variants"]',
 }
 
 

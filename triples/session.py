@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationErro
 
 from triples import rules, strategy
 from triples.cards import Card
-from triples.config import DEFAULT_VARIANT, Variant, variant_named
+from triples.config import DEFAULT_VARIANT, VARIANTS, Variant, variant_named
 from triples.errors import TriplesError
 from triples.shuffle import shuffled
 from triples.strategy import DEFAULT_STRATEGY
@@ -326,3 +326,29 @@ def op_rating(session: Session, args: Args) -> Output:
             p_random = difficulty.p_random(deal_table, best)
     band = difficulty.band(high=high, fair=fair, best=best)
     return {"band": band, "p_random": p_random, "best": best, "high": high, "fair": fair}
+
+
+class NoArgs(BaseModel):
+    """An operation that takes nothing after its name."""
+
+    model_config = ConfigDict(strict=True, frozen=True)
+
+
+def variant_rules(variant: Variant) -> dict[str, Any]:
+    """A variant's rules as the fields a variant object is written with."""
+    standard = variant.deck == "standard"
+    return {
+        "slots": variant.slots,
+        "per_move": variant.per_move,
+        "target": variant.target,
+        "deck": variant.deck,
+        "court": list(variant.court) if variant.court is not None else None,
+        "top_rank": None if standard else variant.top_rank,
+        "suits": getattr(variant, "suits", 4),
+    }
+
+
+@operation("variants", NoArgs)
+def op_variants(session: Session, args: NoArgs) -> Output:
+    """Every registered variant's rules, by name, in registration order."""
+    return {name: variant_rules(variant) for name, variant in VARIANTS.items()}

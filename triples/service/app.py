@@ -30,6 +30,10 @@ JSON = "application/json"
 STATIC_FILES = {
     "explorer.css": "text/css; charset=utf-8",
     "explorer.js": "text/javascript; charset=utf-8",
+    "triples.js": "text/javascript; charset=utf-8",
+    "rules.js": "text/javascript; charset=utf-8",
+    "pyramid.js": "text/javascript; charset=utf-8",
+    "quartets.js": "text/javascript; charset=utf-8",
 }
 # Requests run in the event loop when they are surely quick: handing one to a worker thread
 # costs about twice what a small game costs. Longer ones, and any search, go to a thread so
