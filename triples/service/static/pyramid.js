@@ -131,7 +131,6 @@
         const playable = free && neighbours(rank, state.play);
         card.classList.toggle("covered", !free);
         card.classList.toggle("playable", playable);
-        if (!free) card.setAttribute("aria-disabled", "true");
         const stepNumber = order.get(p);
         const notes = [free ? (playable ? "free, playable" : "free") : "covered", stepNumber && `step ${stepNumber} of the best run`];
         card.setAttribute("aria-label", `position ${p}: ${spoken(rank)}, ${notes.filter(Boolean).join(", ")}`);
@@ -156,7 +155,7 @@
     const left = state.cells.filter((c) => c !== ".").length;
     const playable = state.play ? state.cells.filter((_, i) => isPlayable(i + 1)).length : 0;
     $("py-left").textContent = state.play ? left : "–";
-    $("py-taken").textContent = state.play ? POSITIONS - left : "–";
+    $("py-gone").textContent = state.play ? POSITIONS - left : "–";
     $("py-playable").textContent = state.play ? playable : "–";
     $("py-best").textContent = state.best ? state.best.length : "–";
     $("py-config").value = config();
