@@ -334,21 +334,25 @@ class NoArgs(BaseModel):
     model_config = ConfigDict(strict=True, frozen=True)
 
 
+@operation("variants", NoArgs)
+def op_variants(session: Session, args: NoArgs) -> Output:
+    """Every registered variant's rules, in registration order: what a client (the explorer)
+    needs to offer them without a copy of the registry."""
+    return [variant_rules(variant) for variant in VARIANTS.values()]
+
+
 def variant_rules(variant: Variant) -> dict[str, Any]:
-    """A variant's rules as the fields a variant object is written with."""
-    standard = variant.deck == "standard"
-    return {
+    """A variant's rules as JSON: ``court`` for a standard deck, ``top_rank`` for a numeric one."""
+    described: dict[str, Any] = {
+        "name": variant.name,
         "slots": variant.slots,
         "per_move": variant.per_move,
         "target": variant.target,
         "deck": variant.deck,
-        "court": list(variant.court) if variant.court is not None else None,
-        "top_rank": None if standard else variant.top_rank,
-        "suits": getattr(variant, "suits", 4),
     }
-
-
-@operation("variants", NoArgs)
-def op_variants(session: Session, args: NoArgs) -> Output:
-    """Every registered variant's rules, by name, in registration order."""
-    return {name: variant_rules(variant) for name, variant in VARIANTS.items()}
+    if variant.court is not None:
+        described["court"] = list(variant.court)
+    else:
+        described["top_rank"] = variant.top_rank
+    described["suits"] = getattr(variant, "suits", 4)  # a field of Variant once custom suits land
+    return described

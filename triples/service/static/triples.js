@@ -38,6 +38,15 @@ function effectiveRules() {
   return rules;
 }
 
+// The `variants` operation's answer as name -> rules, every field present (null when unused).
+function variantsByName(answer) {
+  if (isError(answer)) throw new Error(answer.slice("error: ".length));
+  const list = Array.isArray(answer) ? answer : Object.entries(answer).map(([name, rules]) => ({ name, ...rules }));
+  const byName = {};
+  for (const { name, ...rules } of list) byName[name] = { court: null, top_rank: null, suits: 4, ...rules };
+  return byName;
+}
+
 function columnsFor(slots) {
   return slots <= 12 ? Math.max(1, Math.ceil(slots / 2)) : Math.ceil(Math.sqrt(slots));
 }
@@ -70,7 +79,7 @@ async function replay(extra = []) {
   const out = await postGame(ops);
   const dealt = out[0];
   let at = 2;
-  if (!variants) variants = out[at++];
+  if (!variants) variants = variantsByName(out[at++]);
   if (isError(dealt)) return { failed: dealt };
   if (rateNow) rating = { key: dealKey(), answer: out[at++] };
   const result = { k: effectiveRules().per_move, steps: [], before: dealt, bestAtStart: out[1] };
