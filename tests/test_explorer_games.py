@@ -7,8 +7,12 @@ against the ``quartets`` operation."""
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+import pytest
 
 from tests.helpers import SPEC_SECTION_9
 from tests.test_explorer import browser, expect, page, server, settle  # noqa: F401 (fixtures)
@@ -241,3 +245,54 @@ def test_quartets_json_input_and_a_miscounted_contest_input(page: Any, server: s
     page.locator("#qt-check").click()
     expect(page.locator("#qt-message")).to_have_text("error: 3 actions announced, 1 given")
     assert listed(page) == actions  # the last game stays
+
+
+# ---------------------------------------------------------------- phone and laptop widths
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+# TRIPLES_DOCS_SCREENSHOTS=1 writes the screenshots the docs page shows (docs/explorer-*.png).
+WRITE_DOCS = os.environ.get("TRIPLES_DOCS_SCREENSHOTS") == "1"
+
+
+def show_triples(tab: Any) -> None:
+    tab.locator("#fair-hint").click()
+    expect(tab.locator(".card.fair-hinted")).to_have_count(3)
+
+
+def show_uniscraper(tab: Any) -> None:
+    tab.locator("#py-bestrun").click()
+    expect(tab.locator("#pyramid .run-step")).to_have_count(7)
+
+
+def show_quartets(tab: Any) -> None:
+    expect(tab.locator("#qt-actions .certain")).to_have_count(1)
+
+
+SCREENS = {
+    "triples": ("variant=classic&seed=3", show_triples),
+    "uniscraper": (f"game=uniscraper&config={FULL_DEAL}", show_uniscraper),
+    "quartets": ("game=quartets", show_quartets),
+}
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_every_game_fits_a_phone_and_a_laptop(browser: Any, server: str, tmp_path: Path, width: int) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 844 if width == 390 else 800})
+    tab = context.new_page()
+    tab.set_default_timeout(15_000)
+    try:
+        for name, (query, show) in SCREENS.items():
+            tab.goto(f"{server}/?{query}")
+            expect(tab.locator("body")).not_to_have_class("busy")
+            settle(tab)
+            show(tab)
+            settle(tab)
+            assert tab.locator(f"#tab-{name}").get_attribute("aria-selected") == "true"
+            assert tab.evaluate("document.documentElement.scrollWidth") <= width, name
+            for card in tab.locator(".view:not([hidden]) :is(.card, .pcard)").all():
+                box = card.bounding_box()
+                assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, name
+            folder = DOCS if WRITE_DOCS else tmp_path
+            tab.screenshot(path=str(folder / f"explorer-{name}-{width}.png"), full_page=True)
+    finally:
+        context.close()
