@@ -43,8 +43,8 @@ CHROMIUM_ARGS = [
 WAIT_MS = 15_000
 START_TIMEOUT = 30
 
-SPEC_AFTER_0_2_5 = ["10S", "AH", "5H", "9H", "3C", "8H", "2S", "2D", "AC", "7C"]
-SPEC_AUTOPLAY = [[0, 3, 6], [0, 6, 7], [0, 4, 5], [0, 3, 5]]
+AFTER_0_2_5 = ["10S", "AH", "5H", "9H", "3C", "8H", "2S", "2D", "AC", "7C"]
+HIGH_ON_SEED_1 = [[0, 3, 6], [0, 6, 7], [0, 4, 5], [0, 3, 5]]
 
 
 def missing_tools() -> str | None:
@@ -179,7 +179,7 @@ def history(page: Any) -> list[str]:
 # ---------------------------------------------------------------- the tests
 
 
-def test_seed_1_deals_the_spec_table_as_cards(page: Any, server: str) -> None:
+def test_seed_1_deals_the_worked_examples_table_as_cards(page: Any, server: str) -> None:
     open_game(page, server)
     assert table(page) == SEED1_TABLE
     assert scores(page) == {"cleared": "0", "stock": "42", "best": "48", "over": "no"}
@@ -190,14 +190,14 @@ def test_seed_1_deals_the_spec_table_as_cards(page: Any, server: str) -> None:
     assert page.locator("#goal").inner_text() == "Take 3 cards that add up to 20"
 
 
-def test_clicking_slots_0_2_5_plays_the_spec_move(page: Any, server: str) -> None:
+def test_clicking_slots_0_2_5_plays_the_worked_examples_move(page: Any, server: str) -> None:
     open_game(page, server)
     click_slots(page, 0, 2)
     assert page.locator(".card.selected").count() == 2
     assert page.locator("#selection").inner_text() == "9 + 4 = 13 of 20 · 2/3 picked"
     click_slots(page, 5)
     expect(page.locator("#cleared")).to_have_text("3")
-    assert table(page) == SPEC_AFTER_0_2_5
+    assert table(page) == AFTER_0_2_5
     assert scores(page) == {"cleared": "3", "stock": "39", "best": "48", "over": "no"}
     assert history(page) == ["0-2-5"]
     assert page.url.endswith("/?variant=classic&seed=1&moves=0-2-5")
@@ -248,8 +248,8 @@ def test_autoplay_plays_to_the_end_with_the_chosen_strategy(page: Any, server: s
     settle(page)
     assert history(page) == ["-".join(map(str, move)) for move in expected[1]["moves"]]
     assert scores(page)["cleared"] == str(expected[2]["cleared"])
-    if strategy == "high":  # SPEC section 7
-        assert expected[1]["moves"] == SPEC_AUTOPLAY
+    if strategy == "high":  # the worked example of the high strategy
+        assert expected[1]["moves"] == HIGH_ON_SEED_1
         assert (page.locator("#status").text_content() or "").split()[:2] == ["cleared", "12"]
     assert page.locator("#autoplay").is_disabled() and page.locator("#hint").is_disabled()
 
@@ -290,7 +290,7 @@ def test_a_pasted_deck_is_dealt_and_kept_in_the_address(page: Any, server: str) 
     expect(page.locator("#cleared")).to_have_text("3")
     page.reload()
     expect(page.locator("#cleared")).to_have_text("3")
-    assert table(page) == SPEC_AFTER_0_2_5
+    assert table(page) == AFTER_0_2_5
 
 
 def test_a_phone_width_window_shows_the_whole_table(browser: Any, server: str, tmp_path: Path) -> None:
@@ -298,7 +298,7 @@ def test_a_phone_width_window_shows_the_whole_table(browser: Any, server: str, t
     phone = context.new_page()
     try:
         open_game(phone, server, "variant=classic&seed=1&moves=0-2-5")
-        assert table(phone) == SPEC_AFTER_0_2_5
+        assert table(phone) == AFTER_0_2_5
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390
         for slot in (0, 9):
             box = phone.locator(f'.card[data-slot="{slot}"]').bounding_box()
@@ -393,7 +393,7 @@ def test_enter_on_a_focused_card_picks_it(page: Any, server: str) -> None:
         page.keyboard.press("Enter")
     expect(page.locator("#cleared")).to_have_text("3")
     settle(page)
-    assert table(page) == SPEC_AFTER_0_2_5
+    assert table(page) == AFTER_0_2_5
     assert page.locator('.card[data-slot="0"]').get_attribute("aria-label") == "slot 0: 10S, worth 10"
 
 
