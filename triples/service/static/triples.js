@@ -67,13 +67,10 @@ function postGame(operations) {
 const dealKey = () => JSON.stringify([game.variant, game.rules, game.seed, game.deck]);
 
 // The whole game in one request: deal, best at the start, then each move with the table and
-// best after it, then the current status (and the deal's rating when it is not known yet).
-// Returns the outputs of `extra` too.
+// best after it, then the current status. Returns the outputs of `extra` too.
 async function replay(extra = []) {
-  const rateNow = rating.key !== dealKey();
   const ops = [["best", GAME]];
   if (!variants) ops.push(["variants"]);
-  if (rateNow) ops.push(["rating", GAME]);
   for (const move of game.moves) ops.push(["play", GAME, move], ["table", GAME], ["best", GAME]);
   ops.push(["table", GAME], ["status", GAME], ["best", GAME], ["moves", GAME], ...extra);
   const out = await postGame(ops);
@@ -81,7 +78,6 @@ async function replay(extra = []) {
   let at = 2;
   if (!variants) variants = variantsByName(out[at++]);
   if (isError(dealt)) return { failed: dealt };
-  if (rateNow) rating = { key: dealKey(), answer: out[at++] };
   const result = { k: effectiveRules().per_move, steps: [], before: dealt, bestAtStart: out[1] };
   let before = dealt;
   for (const move of game.moves) {
@@ -149,6 +145,22 @@ async function refresh(message = null, replace = false) {
   remember(address(), replace);
   render();
   say(message || result.failed || null);
+  if (!result.failed && rating.key !== dealKey()) await rate();
+}
+
+// The deal's rating, asked once per deal and in a request of its own: a slow rating (a large
+// rule set) must not hold back the table, and a refused one only leaves the figures blank.
+async function rate() {
+  const key = dealKey();
+  let answer;
+  try {
+    answer = (await postGame([["rating", GAME]]))[1];
+  } catch (error) {
+    answer = `error: ${error.message}`;
+  }
+  if (key !== dealKey()) return;
+  rating = { key, answer };
+  renderRating();
 }
 
 function deal() {
@@ -316,7 +328,8 @@ function renderRating() {
   $("p-random").textContent = known ? (answer.p_random === null ? "n/a" : answer.p_random.toFixed(4)) : "–";
   $("p-random").title = known && answer.p_random !== null ? String(answer.p_random) : "";
   $("fair-cleared").textContent = known ? answer.fair : "–";
-  $("rating").title = known
+  if (answer && isError(answer)) $("rating").title = `no rating: ${answer}`;
+  else $("rating").title = known
     ? `from the deal: best ${answer.best}, the high strategy clears ${answer.high}, the fair player ${answer.fair}`
     : "how hard the deal is";
   const note = $("daily-note");
@@ -372,7 +385,12 @@ function renderHistory() {
       `<span class="step">${index + 1}</span><span class="slots">${step.move.join("-")}</span>` +
       `<span class="minis">${cards}</span>` +
       `<span class="after">${step.best}${lost > 0 ? ` <em>−${lost}</em>` : ""}</span>`;
+    item.tabIndex = 0;
+    item.setAttribute("aria-label", `move ${index + 1}: slots ${step.move.join("-")}, ${step.cards.join(" ")}; best after it ${step.best}. Enter goes back to here`);
     item.addEventListener("click", () => rewind(index + 1));
+    item.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") rewind(index + 1);
+    });
     list.append(item);
     previous = step.best;
   });
