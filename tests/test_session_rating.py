@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from triples import difficulty, fair, search
-from triples.config import VARIANTS, variant_named
+from triples.config import variant_named
 from triples.session import Session
 from triples.shuffle import shuffled
 from triples.strategy import strategy_named
@@ -111,14 +111,3 @@ def test_errors(name: str) -> None:
         f'error: usage: ["{name}", id]',
         f'error: usage: ["{name}", id]',
     ]
-
-
-def test_variants_lists_every_registered_variant_with_its_rules() -> None:
-    answer = apply_all([["variants"], ["variants", "g"]])
-    expected = []
-    for variant in VARIANTS.values():
-        deck_field = {"court": list(variant.court)} if variant.court is not None else {"top_rank": variant.top_rank}
-        rules = {"name": variant.name, "slots": variant.slots, "per_move": variant.per_move, "target": variant.target}
-        expected.append({**rules, "deck": variant.deck, **deck_field, "suits": 4})
-    assert answer == [expected, 'error: usage: ["variants"]']
-    assert [v["name"] for v in answer[0]] == ["classic", "pairs", "quads", "sum15", "grid", "grid100"]
