@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -284,8 +285,13 @@ def test_the_explorer_needs_nothing_from_outside() -> None:
         # The only URL in the files is the SVG namespace of the inline favicon, never fetched.
         assert text.replace("http://www.w3.org/2000/svg", "").count("http") == 0, path.name
         assert "@import" not in text and "//cdn" not in text, path.name
-    script = (static / "explorer.js").read_text()
-    assert script.count("fetch(") == 1 and 'fetch("/run"' in script
+    # The scripts reach the service only through explorer.js: POST /run, and getJSON for a
+    # path of the service itself (the daily deal).
+    scripts = {path.name: path.read_text() for path in static.glob("*.js")}
+    assert [name for name, text in scripts.items() if "fetch(" in text] == ["explorer.js"]
+    assert re.findall(r"fetch\(([^,)]*)", scripts["explorer.js"]) == ['"/run"', "path"]
+    paths = [path for text in scripts.values() for path in re.findall(r"getJSON\(([^)]*)\)", text)]
+    assert paths and all(re.fullmatch(r'"/[a-z/]+"|path', path) for path in paths), paths
 
 
 # ---------------------------------------------------------------- triples serve

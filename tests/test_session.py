@@ -20,6 +20,8 @@ USAGE = {
     "solve": 'error: usage: ["solve", id]',
     "quartets": 'error: usage: ["quartets", actions]',
     "bestrun": 'error: usage: ["bestrun", config]',
+    "fair_move": 'error: usage: ["fair_move", id]',
+    "rating": 'error: usage: ["rating", id]',
     "variants": 'error: usage: ["variants"]',
 }
 

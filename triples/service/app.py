@@ -30,12 +30,16 @@ JSON = "application/json"
 STATIC_FILES = {
     "explorer.css": "text/css; charset=utf-8",
     "explorer.js": "text/javascript; charset=utf-8",
+    "triples.js": "text/javascript; charset=utf-8",
+    "rules.js": "text/javascript; charset=utf-8",
+    "pyramid.js": "text/javascript; charset=utf-8",
+    "quartets.js": "text/javascript; charset=utf-8",
 }
 # Requests run in the event loop when they are surely quick: handing one to a worker thread
 # costs about twice what a small game costs. Longer ones, and any search, go to a thread so
 # that one slow request cannot stall every other connection.
 INLINE_OPERATIONS = 8
-SEARCHING_OPERATIONS = frozenset({"best", "solve", "autoplay"})
+SEARCHING_OPERATIONS = frozenset({"best", "solve", "autoplay", "rating", "fair_move"})
 RUN_EXAMPLE = [["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"]]
 
 
