@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationErro
 from triples import rules, strategy
 from triples.cards import Card
 from triples.config import DEFAULT_VARIANT, Variant, variant_named
+from triples.deadline import TimeLimitExceeded
 from triples.errors import TriplesError
 from triples.shuffle import shuffled
 from triples.strategy import DEFAULT_STRATEGY
@@ -112,6 +113,8 @@ class Session:
             return op.handler(self, op.parse(raw[1:]))
         except TriplesError as exc:
             return writable(f"error: {exc}")
+        except TimeLimitExceeded:  # no answer: the caller who set the limit stops the run
+            raise
         except Exception as exc:  # a defect: still an answer, never a crash of the caller
             return f"error: internal error ({type(exc).__name__})"
 
