@@ -28,6 +28,7 @@ from tests.helpers import SEED1, SEED1_TABLE
 from triples import __version__, cli, run
 from triples.service import ServiceSettings, create_app
 from triples.service import app as service_app
+from triples.service import gate
 
 MIB = 1024 * 1024
 TIMEOUT = 30
@@ -75,6 +76,8 @@ RUN_CASES = {
     "unicode-names": [["nöpe"], ["new", "g", 1, "clässic"], ["new", "g", ["A♠"]]],
     "strategies": [["new", "g", 3, "quads"], ["autoplay", "g", "lookahead"], ["history", "g"], ["best", "g"]],
     "unhashable-names": [[["best"], "g"], [{"solve": 1}, "g"], [None]],
+    "lone-surrogates": [["\udc00"], ["new", "\ud800", 1], ["status", "\ud800"]],
+    "400-digit-seed": [["new", "g", 10**399 + 7], ["new", "h", (10**399 + 7) % 2**32], ["table", "g"], ["table", "h"]],
     "empty": [],
 }
 
@@ -126,12 +129,29 @@ QUICK_CASES = {
     "solve": ([["solve", "g"]], False),
     "autoplay": ([["autoplay", "g"]], False),
     "not-operations": ([[["best"]], {"best": 1}, "best", []], True),
+    "unknown-operation": ([["frob", "g"]], True),
 }
+
+
+class Declared:
+    def __init__(self, cheap: bool) -> None:
+        self.cheap = cheap
+
+
+def test_an_operation_runs_in_the_event_loop_only_when_declared_cheap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(gate.OPERATIONS, "declared_cheap", Declared(cheap=True))
+    monkeypatch.setitem(gate.OPERATIONS, "declared_costly", Declared(cheap=False))
+    monkeypatch.setitem(gate.OPERATIONS, "undeclared", object())  # a new operation, its cost not said
+    assert [gate.quick([[name, "g"]]) for name in ("declared_cheap", "declared_costly", "undeclared")] == [
+        True,
+        False,
+        False,
+    ]
 
 
 @pytest.mark.parametrize(("operations", "quick"), QUICK_CASES.values(), ids=QUICK_CASES.keys())
 def test_only_surely_quick_requests_run_in_the_event_loop(operations: list[Any], quick: bool) -> None:
-    assert service_app.quick(operations) is quick
+    assert gate.quick(operations) is quick
 
 
 # ---------------------------------------------------------------- bad requests
@@ -150,11 +170,13 @@ def chunks(total: int, size: int = 64 * 1024) -> Iterator[bytes]:
 BAD_JSON = "invalid JSON at line 1, column "
 NOT_ARRAY = "expected a JSON array of operations, got "
 ERROR_CASES: dict[str, tuple[str, str, Any, int, str]] = {
-    "invalid-json": ("POST", "/run", b'[["new","g",1]', 400, BAD_JSON + "15: unexpected end of data"),
-    "trailing-garbage": ("POST", "/run", b"[] x", 400, BAD_JSON + "4: unexpected content after document"),
-    "empty-body": ("POST", "/run", b"", 400, BAD_JSON + "1: Input is a zero-length, empty document"),
-    "not-utf8": ("POST", "/run", b'["\xff"]', 400, BAD_JSON + "1: str is not valid UTF-8: surrogates not allowed"),
-    "lone-surrogate": ("POST", "/run", b'["\\udc00"]', 400, BAD_JSON + "3: invalid high surrogate in string"),
+    "invalid-json": ("POST", "/run", b'[["new","g",1]', 400, BAD_JSON + "15: the input ends before the JSON value does"),
+    "trailing-garbage": ("POST", "/run", b"[] x", 400, BAD_JSON + "4: more text after the JSON value"),
+    "empty-body": ("POST", "/run", b"", 400, "empty input: expected a JSON array of operations"),
+    "blank-body": ("POST", "/run", b" \r\n", 400, "empty input: expected a JSON array of operations"),
+    "not-utf8": ("POST", "/run", b'["\xff"]', 400, "input is not UTF-8 text"),
+    "form-body": ("POST", "/run", b"-d", 400, BAD_JSON + "2: a '-' with no digit after it"),
+    "nan": ("POST", "/run", b"[NaN]", 400, BAD_JSON + "2: unexpected character where a JSON value should start"),
     "object": ("POST", "/run", b'{"ops": []}', 400, NOT_ARRAY + "an object"),
     "string": ("POST", "/run", b'"new"', 400, NOT_ARRAY + "a string"),
     "number": ("POST", "/run", b"3", 400, NOT_ARRAY + "a number"),
@@ -254,7 +276,7 @@ def test_health(client: TestClient) -> None:
 
 def test_the_openapi_page_describes_run(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
-    assert set(schema["paths"]) == {"/run", "/health"}
+    assert set(schema["paths"]) == {"/run", "/health", "/metrics"}
     assert schema["paths"]["/run"]["post"]["requestBody"]["required"] is True
 
 

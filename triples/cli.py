@@ -411,15 +411,15 @@ examples:
 
 
 def add_bestrun_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("configs", metavar="CONFIG", nargs="+", help="a Uniscraper config (SPEC section 9)")
+    parser.add_argument("configs", metavar="CONFIG", nargs="+", help="the play card, then the 36 pyramid positions")
 
 
 @command(
     "bestrun",
     summary="the best run of Uniscraper pyramid configs",
     description="""\
-Print the best run of each Uniscraper config (the pyramid solitaire of SPEC
-section 9), one JSON list of positions per line, in the order given: the
+Print the best run of each Uniscraper config (a pyramid solitaire), one JSON
+list of positions per line, in the order given: the
 longest run of free cards, each one rank from the last, and among the longest
 the lexicographically smallest list of positions.
 
@@ -455,7 +455,16 @@ def bestrun_command(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- serve (triples/service/)
 
-SERVE_PACKAGES = {"fastapi", "starlette", "uvicorn", "pydantic_settings", "anyio", "h11"}
+SERVE_PACKAGES = {
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "pydantic_settings",
+    "anyio",
+    "h11",
+    "prometheus_client",
+    "fastapi_offline",
+}
 
 
 def port_number(text: str) -> int:
@@ -470,12 +479,29 @@ def worker_count(text: str) -> int:
     return int(text)
 
 
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 1e9:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"invalid time limit: {text!r} (a number of seconds above 0)")
+    return value
+
+
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)"
     )
     parser.add_argument("--port", type=port_number, default=8000, help="port to listen on (default: 8000)")
     parser.add_argument("--workers", type=worker_count, default=1, help="server processes (default: 1)")
+    parser.add_argument(
+        "--time-limit",
+        type=seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="a request still running after this long is answered 503 and its work stops (default: 10)",
+    )
     parser.add_argument("--no-access-log", dest="access_log", action="store_false", help="do not log each request")
 
 
@@ -483,16 +509,19 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     "serve",
     summary="serve the interpreter over HTTP, with the deal explorer page",
     description="""\
-Serve the interpreter over HTTP (SPEC section 11) until Ctrl-C:
+Serve the interpreter over HTTP until Ctrl-C:
 
   POST /run     a JSON array of operations -> the JSON array of outputs,
                 exactly what run() (and `triples run`) gives, one fresh
                 session per request; bad requests get {"error": ...}
                 with a 4xx status (400 invalid JSON or not an array,
-                413 body over 1 MiB or more than 10,000 operations)
+                413 body over 1 MiB or more than 10,000 operations);
+                503 past the time limit, or when too many requests wait
+                (with Retry-After)
   GET  /health  {"ok": true, "version": ...}
+  GET  /metrics counters in Prometheus's text format
   GET  /        the deal explorer: play a deal in the browser
-  GET  /docs    the OpenAPI page
+  GET  /docs    the OpenAPI page (works offline)
 
 Listens on 127.0.0.1 (this machine only) unless --host says otherwise.
 Needs the serve extra: pip install 'triples-solitaire[serve]'.""",
@@ -511,7 +540,7 @@ def serve_command(args: argparse.Namespace) -> int:
             raise
         raise CommandError(f"needs the serve extra (no module {exc.name}): {install_hint('serve')}") from None
     try:
-        serve(args.host, args.port, args.workers, args.access_log)
+        serve(args.host, args.port, args.workers, args.access_log, args.time_limit)
     except CannotListen as exc:
         raise CommandError(str(exc)) from None
     return EXIT_OK
@@ -530,7 +559,7 @@ def add_quartets_arguments(parser: argparse.ArgumentParser) -> None:
     "quartets",
     summary="could every player of a watched Quartets game have played fair?",
     description="""\
-Read a watched Quartets game (SPEC section 10) in the contest format: a first
+Read a watched Quartets game in the contest format: a first
 line with the number of actions, then one action per line ('x A y sk yes',
 'x A y sk no' or 'x Q s'). Print "yes" when some deal of the cards makes every
 action fair; else "no" and, on the next line, the number of the first action

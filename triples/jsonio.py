@@ -100,7 +100,8 @@ def _digits_value(digits: str) -> int:
         return int(digits)
     low_length = len(digits) // 2
     high, low = digits[:-low_length], digits[-low_length:]
-    return _digits_value(high) * 10**low_length + _digits_value(low)
+    scale: int = 10**low_length
+    return _digits_value(high) * scale + _digits_value(low)
 
 
 def _refuse_constant(name: str) -> Any:
