@@ -26,9 +26,8 @@ from fastapi.testclient import TestClient
 
 from tests.helpers import SEED1, SEED1_TABLE
 from triples import __version__, cli, run
-from triples.service import ServiceSettings, create_app
+from triples.service import ServiceSettings, create_app, gate
 from triples.service import app as service_app
-from triples.service import gate
 
 MIB = 1024 * 1024
 TIMEOUT = 30
@@ -170,7 +169,13 @@ def chunks(total: int, size: int = 64 * 1024) -> Iterator[bytes]:
 BAD_JSON = "invalid JSON at line 1, column "
 NOT_ARRAY = "expected a JSON array of operations, got "
 ERROR_CASES: dict[str, tuple[str, str, Any, int, str]] = {
-    "invalid-json": ("POST", "/run", b'[["new","g",1]', 400, BAD_JSON + "15: the input ends before the JSON value does"),
+    "invalid-json": (
+        "POST",
+        "/run",
+        b'[["new","g",1]',
+        400,
+        BAD_JSON + "15: the input ends before the JSON value does",
+    ),
     "trailing-garbage": ("POST", "/run", b"[] x", 400, BAD_JSON + "4: more text after the JSON value"),
     "empty-body": ("POST", "/run", b"", 400, "empty input: expected a JSON array of operations"),
     "blank-body": ("POST", "/run", b" \r\n", 400, "empty input: expected a JSON array of operations"),
@@ -411,3 +416,92 @@ def test_triples_run_does_not_import_the_web_stack(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, timeout=TIMEOUT, cwd=tmp_path)
     assert done.stdout.decode().splitlines()[-1] == "[]"
+
+
+# ---------------------------------------------------------------- metrics
+
+
+def test_metrics_count_requests_operations_and_latency() -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with TestClient(create_app(ServiceSettings())) as fresh:
+        fresh.post("/run", content=b'[["new","g",1],["status","g"],["status","g"],["frob"],[]]')
+        fresh.post("/run", content=b"[")
+        fresh.get("/health")
+        fresh.get("/nope/1")
+        fresh.get("/nope/2")
+        response = fresh.get("/metrics")
+    assert (response.status_code, response.headers["content-type"]) == (
+        200,
+        "text/plain; version=1.0.0; charset=utf-8",
+    )
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(response.text)
+        for sample in family.samples
+    }
+    assert samples[("triples_requests_total", (("path", "/run"), ("status", "200")))] == 1
+    assert samples[("triples_requests_total", (("path", "/run"), ("status", "400")))] == 1
+    assert samples[("triples_requests_total", (("path", "/health"), ("status", "200")))] == 1
+    assert samples[("triples_requests_total", (("path", "other"), ("status", "404")))] == 2
+    assert samples[("triples_operations_total", (("operation", "new"),))] == 1
+    assert samples[("triples_operations_total", (("operation", "status"),))] == 2
+    assert samples[("triples_operations_total", (("operation", "unknown"),))] == 1
+    assert samples[("triples_operations_total", (("operation", "malformed"),))] == 1
+    assert samples[("triples_request_seconds_count", (("path", "/run"),))] == 2
+    assert samples[("triples_requests_in_flight", ())] == 1  # the /metrics request itself
+    assert samples[("triples_time_limit_hits_total", ())] == 0
+
+
+# ---------------------------------------------------------------- /docs, with nothing from outside
+
+
+def test_the_docs_page_and_its_assets_are_served_from_packages(client: TestClient) -> None:
+    page = client.get("/docs")
+    assert page.status_code == 200
+    assert "http" not in page.text.replace("http-equiv", "")  # every URL on the page is this service's
+    for name, media_type in service_app.DOCS_ASSETS.items():
+        asset = client.get(f"/docs/assets/{name}")
+        assert (asset.status_code, asset.headers["content-type"]) == (200, media_type)
+        assert f"/docs/assets/{name}" in page.text
+    assert client.get("/docs/assets/redoc.standalone.js").status_code == 404
+
+
+def test_the_docs_page_works_in_a_browser_with_no_other_host() -> None:
+    from tests.test_explorer import CHROMIUM, CHROMIUM_ARGS, skip_or_fail
+
+    skip_or_fail()
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "triples", "serve", "--port", str(port), "--no-access-log"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=ENV,
+    )
+    outside: list[str] = []
+    try:
+        wait_for_health(port, server)
+        base = f"http://127.0.0.1:{port}"
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page()
+
+            def only_this_service(route: Any) -> None:
+                if route.request.url.startswith(base + "/"):
+                    route.continue_()
+                else:
+                    outside.append(route.request.url)
+                    route.abort()
+
+            page.route("**/*", only_this_service)
+            page.goto(f"{base}/docs")
+            page.locator(".opblock-summary-path", has_text="/run").first.wait_for(timeout=15_000)
+            paths = page.locator(".opblock-summary-path").all_inner_texts()
+            browser.close()
+    finally:
+        server.kill()
+        server.communicate()
+    assert outside == []
+    assert {"/run", "/health", "/metrics"} <= {path.strip() for path in paths}

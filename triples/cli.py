@@ -673,8 +673,11 @@ def with_command(argv: list[str]) -> list[str]:
     chosen = chosen_command(argv)
     if chosen in COMMANDS or argv[0] in TOOL_OPTIONS:
         return argv
-    if chosen is None:  # options only: run's (``-``, ``--jsonl``), or the tool's parser says which it does not know
-        return ["run", *argv] if all(word in RUN_OPTIONS for word in argv) else argv
+    if chosen is None:  # options only: run's (``-``, ``--jsonl``), or ones nobody knows
+        unknown = [word for word in argv if word not in RUN_OPTIONS]
+        if unknown:
+            raise UsageError("triples", f"unrecognized arguments: {' '.join(unknown)}")
+        return ["run", *argv]
     if looks_like_a_file(chosen):
         return ["run", *argv]
     names = ", ".join(COMMANDS)

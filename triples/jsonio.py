@@ -82,7 +82,7 @@ def _exact_or(data: bytes, otherwise: Any) -> Any:
     import json
 
     try:
-        return json.loads(data.decode(), parse_int=_integer, parse_constant=_refuse_constant)
+        return json.loads(data.decode(), parse_int=_integer, parse_float=_finite, parse_constant=_refuse_constant)
     except (RecursionError, ValueError):
         return otherwise
 
@@ -102,6 +102,13 @@ def _digits_value(digits: str) -> int:
     high, low = digits[:-low_length], digits[-low_length:]
     scale: int = 10**low_length
     return _digits_value(high) * scale + _digits_value(low)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):  # as orjson: a number past a double's range is refused
+        raise ValueError(text)
+    return value
 
 
 def _refuse_constant(name: str) -> Any:
