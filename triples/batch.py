@@ -11,7 +11,8 @@ non-blank line is a complete JSON value; the first line's shape then says which 
 they all are. Blank lines are skipped, and a line that is not JSON is answered in place with
 ``"error: invalid JSON: ..."`` while the rest goes on. Until a second non-blank line (or the end
 of the input) arrives, nothing says that the input is lines, so the first answer waits for it;
-``lines=True`` (``triples run --jsonl``) says so from the start and answers the first line at once.
+``lines=True`` (``triples run --jsonl``) says from the start that every line is one operation,
+and answers the first line at once.
 """
 
 from __future__ import annotations
@@ -53,8 +54,9 @@ def answer(source: BinaryIO, out: BinaryIO, *, lines: bool = False) -> None:
     """
     head: list[bytes] = []  # what was read before the mode is known, blank lines included
     first = next_nonblank(source, head)
-    if first is None:  # nothing but blank lines: an empty document, refused
-        answer_document(out, data=b"".join(head))
+    if first is None:  # nothing but blank lines: no line to answer, or an empty document
+        if not lines:
+            answer_document(out, data=b"".join(head))
         return
     try:
         first_value = loads(first)
@@ -71,7 +73,7 @@ def answer(source: BinaryIO, out: BinaryIO, *, lines: bool = False) -> None:
         rest: Iterator[bytes] = prepend(second, source)
     else:
         rest = iter(source.readline, b"")
-    answer_lines(first_value, rest, out)
+    answer_lines(first_value, rest, out, forced=lines)
 
 
 def next_nonblank(source: BinaryIO, seen: list[bytes]) -> bytes | None:
@@ -115,7 +117,7 @@ def line_problem(line: bytes) -> str:
         if message.startswith(prefix):
             column, _, reason = message[len(prefix) :].partition(": ")
             return f"invalid JSON: {reason} at column {column}"
-        return message
+        return "invalid JSON: not UTF-8 text"  # the one other refusal of a line that is not blank
     return "invalid JSON"  # unreachable: the line failed to parse a moment ago
 
 
@@ -123,9 +125,9 @@ def is_operation(value: object) -> bool:
     return isinstance(value, list) and bool(value) and isinstance(value[0], str)
 
 
-def answer_lines(first: Any, rest: Iterator[bytes], out: BinaryIO) -> None:
+def answer_lines(first: Any, rest: Iterator[bytes], out: BinaryIO, *, forced: bool = False) -> None:
     """Answer line by line: only the current line is held in memory."""
-    answer_one = line_answerer(first)
+    answer_one = line_answerer(first, forced)
     write_all(out, dumps(first.output if isinstance(first, LineError) else answer_one(first)))
     for line in rest:
         if is_blank(line):
@@ -139,9 +141,10 @@ def answer_lines(first: Any, rest: Iterator[bytes], out: BinaryIO) -> None:
         write_all(out, dumps(output))
 
 
-def line_answerer(first: Any) -> Callable[[Any], Any]:
-    """How each line is answered: as an operation of one session, or as a batch of its own."""
-    if isinstance(first, list) and not is_operation(first):
+def line_answerer(first: Any, forced: bool) -> Callable[[Any], Any]:
+    """How each line is answered: as an operation of one session, or as a batch of its own
+    (``forced``: lines of operations, whatever the first line looks like)."""
+    if not forced and isinstance(first, list) and not is_operation(first):
         from triples.api import run
 
         return run
