@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SUITS: tuple[str, ...] = ("S", "H", "D", "C")  # factory order (SPEC section 3)
+SUITS: tuple[str, ...] = ("S", "H", "D", "C")  # factory order (the original deal: docs/game.md)
 STANDARD_RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 

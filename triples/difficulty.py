@@ -48,7 +48,7 @@ BANDS: tuple[Band, ...] = ("easy", "medium", "hard")
 Chance = TypeVar("Chance", float, Fraction)
 
 # Far above what any deal of the registered variants but grid100 needs (the most seen over
-# 500 seeds per variant is in the README, under 3,100); a fully dealt grid100 table needs
+# 500 seeds per variant is on docs/benchmarks.md, under 3,100); a fully dealt grid100 table needs
 # astronomically many and is refused after some 3 to 10 seconds.
 DEFAULT_MAX_STATES = 200_000
 

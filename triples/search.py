@@ -480,7 +480,7 @@ class FixedDeck:
 
 
 def best_cleared(table: Table) -> int:
-    """The largest total cleared that any line of play reaches from here (SPEC section 6)."""
+    """The largest total cleared that any line of play reaches from here (``["best", id]``)."""
     return analyse(table).best
 
 

@@ -143,8 +143,9 @@ def deal(variant: Variant, seed_or_deck: int | list[Any]) -> Table:
 
 
 def explicit_deck(variant: Variant, items: list[Any]) -> list[Card]:
-    """The cards of an explicit deck: card codes, or for a numeric variant plain values (SPEC
-    section 8). An empty list counts as codes, so it keeps the code deck's "missing" error."""
+    """The cards of an explicit deck: card codes, or for a numeric variant plain values
+    (docs/operations.md). An empty list counts as codes, so it keeps the code deck's "missing"
+    error."""
     if variant.deck == "numeric" and not all(isinstance(item, str) for item in items):
         if not all(type(item) is int for item in items):  # bool is an int subclass, not a value
             raise OperationError(MIXED_DECK)
@@ -179,7 +180,7 @@ def parse_values(variant: Variant, values: list[int]) -> list[Card]:
     """A numeric deck given as plain values, top first: the n-th copy of a value gets that
     value's n-th card in factory order (suits S, H, D, C), so the first 5 is 5S, the second 5H.
 
-    Checked in SPEC section 8's order over the whole list: unknown values, then a value given
+    Checked in the documented order over the whole list: unknown values, then a value given
     too often, then missing values (listed ascending, the first five).
     """
     copies = variant.copies
@@ -272,7 +273,7 @@ def op_solve(session: Session, args: Args) -> Output:
 
 
 class BestrunArgs(BaseModel):
-    """``["bestrun", config]``: no game id, the whole pyramid is in the config (SPEC section 9)."""
+    """``["bestrun", config]``: no game id, the whole pyramid is in the config."""
 
     model_config = ConfigDict(strict=True, frozen=True)
 

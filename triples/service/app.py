@@ -56,7 +56,7 @@ Send = Callable[[Message], Awaitable[None]]
 
 
 class ServiceSettings(BaseModel):
-    """The limits a request must keep within."""
+    """The limits a request must keep within (the defaults are the documented ones, docs/service.md)."""
 
     model_config = ConfigDict(frozen=True, strict=True, extra="forbid")
 
