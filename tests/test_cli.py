@@ -533,7 +533,8 @@ def test_a_value_starting_with_a_minus_is_the_option_s_value(invoke: Invoke) -> 
     result = invoke("record", "--name", "-x-", "-", stdin=b'[["new","g",1]]')
     assert result.status == 0 and result.stdout.startswith(b'{\n  "name": "-x-",')
     error = invoke("rate", "--seeds", "-5-3").stderr
-    assert error.startswith("triples rate: error: --seeds -5-3: ") and "expected one argument" not in error
+    assert error.startswith("triples rate: error: ") and error.count("\n") == 1
+    assert "-5-3" in error and "expected one argument" not in error
 
 
 def test_a_usage_error_in_a_subprocess() -> None:
