@@ -14,7 +14,6 @@ past 64 bits, nesting deeper than orjson writes).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import orjson
@@ -22,8 +21,11 @@ import orjson
 EMPTY = "empty input: expected a JSON array of operations"
 NOT_UTF8 = "input is not UTF-8 text"
 
-# The shortest integers orjson might not keep: 20 digits (19 after a minus) may pass 64 bits.
-_LONG_DIGITS = re.compile(rb"[0-9]{20}|-[0-9]{19}")
+# orjson keeps integers within 64 bits; one that may pass them has at least 19 digits (a
+# negative one of 19 may be below -2**63). Digits become "0" and all else a space, and a run of
+# 19 zeros is looked for: many times quicker than a regular expression over a large body.
+_DIGITS_ONLY = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+_LONG_RUN = b"0" * 19
 # orjson's refusals of input the standard library reads exactly.
 _RETRY_EXACTLY = ("number is infinity", "surrogate")
 # orjson's messages, in the project's words; others are shown as orjson words them.
@@ -51,7 +53,7 @@ def loads(data: bytes) -> Any:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         return _reread(data, exc)
-    if _LONG_DIGITS.search(data) is not None:
+    if _LONG_RUN in data.translate(_DIGITS_ONLY):
         return _exact_or(data, value)
     return value
 

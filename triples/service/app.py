@@ -29,7 +29,7 @@ from starlette.exceptions import HTTPException
 from triples import __version__
 from triples.api import OperationTimedOut, run
 from triples.jsonio import JSONInputError, dumps, json_kind, loads
-from triples.service.gate import Gate, Overloaded, quick
+from triples.service.gate import QUICK_BODY_BYTES, Gate, Overloaded, quick
 from triples.service.metrics import CONTENT_TYPE, ServiceMetrics
 from triples.session import OPERATIONS
 
@@ -185,6 +185,9 @@ class Service:
 
     async def outputs(self, body: bytes) -> bytes:
         """The answer to a ``POST /run`` body, or ``RequestRejected``."""
+        if len(body) > QUICK_BODY_BYTES and self.gate.full():
+            self.metrics.overloaded.inc()
+            raise busy(self.gate.retry_after)
         operations = parse_operations(body, self.settings.max_operations)
         if quick(operations):
             self.metrics.count_operations(operations)
@@ -196,11 +199,15 @@ class Service:
                 outputs = await run_in_threadpool(run, operations, time_limit=limit)
         except Overloaded as exc:
             self.metrics.overloaded.inc()
-            raise RequestRejected(503, str(exc), {"retry-after": str(exc.retry_after)}) from None
+            raise busy(exc.retry_after) from None
         except OperationTimedOut as exc:
             self.metrics.time_limit_hits.inc()
             raise RequestRejected(503, str(exc)) from None
         return dumps(outputs)
+
+
+def busy(retry_after: int) -> RequestRejected:
+    return RequestRejected(503, str(Overloaded(retry_after)), {"retry-after": str(retry_after)})
 
 
 async def respond(

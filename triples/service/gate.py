@@ -21,6 +21,9 @@ from triples.session import OPERATIONS
 # at or change one table. Any other operation, and one added later, is taken as costly.
 PROVISIONAL_CHEAP = frozenset({"new", "play", "table", "status", "history", "moves", "undo"})
 INLINE_OPERATIONS = 8  # more than this many, even cheap ones, go to a thread
+# A body this long is no small game: while the line is full it is refused without being read as
+# JSON, so that a flood of large slow requests costs the event loop next to nothing.
+QUICK_BODY_BYTES = 16 * 1024
 
 
 class Overloaded(Exception):
@@ -69,6 +72,10 @@ class Gate:
         if self._slots is None or self._loop is not loop:
             self._slots, self._loop, self._in_line = asyncio.Semaphore(self.running), loop, 0
         return self._slots
+
+    def full(self) -> bool:
+        """Whether a costly request arriving now would be refused at once."""
+        return self._slots is not None and self._slots.locked() and self._in_line >= self.waiting
 
     @asynccontextmanager
     async def admitted(self) -> AsyncIterator[None]:
