@@ -33,7 +33,7 @@ class OperationError(TriplesError):
 class Args(BaseModel):
     """The arguments after an operation's name and id, validated strictly, by position."""
 
-    model_config = ConfigDict(strict=True, frozen=True)
+    model_config = ConfigDict(strict=True, frozen=True, defer_build=True)  # built when first used: start-up
 
     id: GameId
 
@@ -275,7 +275,7 @@ def op_solve(session: Session, args: Args) -> Output:
 class BestrunArgs(BaseModel):
     """``["bestrun", config]``: no game id, the whole pyramid is in the config."""
 
-    model_config = ConfigDict(strict=True, frozen=True)
+    model_config = ConfigDict(strict=True, frozen=True, defer_build=True)  # built when first used: start-up
 
     config: StrictStr
 
@@ -290,7 +290,7 @@ def op_bestrun(session: Session, args: BestrunArgs) -> Output:
 class QuartetsArgs(BaseModel):
     """``["quartets", actions]``: no game id, the watched game is the list of action lines."""
 
-    model_config = ConfigDict(strict=True, frozen=True)
+    model_config = ConfigDict(strict=True, frozen=True, defer_build=True)  # built when first used: start-up
 
     actions: list[StrictStr]
 
