@@ -174,8 +174,9 @@ def test_quick_requests_keep_answering_while_slow_ones_flood_in(server: int) -> 
         latencies.append(time.monotonic() - started)
         time.sleep(0.03)
     slow_answers = json.loads(flood.communicate(timeout=60)[0])
-    # The bound is generous for a shared machine: benchmarks/serve.py --flood measures the figure.
-    assert statistics.quantiles(latencies, n=100)[98] < 2.0, sorted(latencies)
+    # Bounds generous for a shared machine (benchmarks/serve.py --flood measures the figures):
+    # a quick request that waited its turn behind the slow ones would take seconds, the median too.
+    assert statistics.median(latencies) < 0.5 and max(latencies) < 10, sorted(latencies)
     assert {status for status, _, _ in slow_answers} == {503}
     timed_out = [error for _, error, _ in slow_answers if error.startswith("time limit of 2 s exceeded at operation ")]
     refused = [retry_after for _, error, retry_after in slow_answers if "busy" in error]
