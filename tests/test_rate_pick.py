@@ -8,7 +8,6 @@ Most runs go through ``triples.cli.main`` in this process with one job, to keep 
 
 from __future__ import annotations
 
-import math
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,6 @@ import orjson
 import pytest
 
 from triples import cli
-from triples.rate.pick import PICK_BATCH
 
 # classic 1-40: mostly easy, medium at 1 and 5, hard at 37.
 RANGE = "1-40"

@@ -30,11 +30,11 @@ class Card:
         return cls(code[:-1], code[-1])
 
 
-def standard_deck() -> tuple[Card, ...]:
-    """The 52 cards in factory order: suits S, H, D, C, each ace to king."""
-    return tuple(Card(rank, suit) for suit in SUITS for rank in STANDARD_RANKS)
+def standard_deck(suits: int = 4) -> tuple[Card, ...]:
+    """The standard cards in factory order: the first ``suits`` of S, H, D, C, each ace to king."""
+    return tuple(Card(rank, suit) for suit in SUITS[:suits] for rank in STANDARD_RANKS)
 
 
-def numeric_deck(top: int) -> tuple[Card, ...]:
-    """Ranks 1..top in each suit, factory order (``1S 2S ... 1H ...``)."""
-    return tuple(Card(str(rank), suit) for suit in SUITS for rank in range(1, top + 1))
+def numeric_deck(top: int, suits: int = 4) -> tuple[Card, ...]:
+    """Ranks 1..top in each of the first ``suits`` suits, factory order (``1S 2S ... 1H ...``)."""
+    return tuple(Card(str(rank), suit) for suit in SUITS[:suits] for rank in range(1, top + 1))

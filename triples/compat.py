@@ -12,8 +12,8 @@ from typing import ClassVar
 
 from triples import rules, strategy
 from triples.config import Variant, variant_named
+from triples.deal import MIXED_DECK, deal
 from triples.errors import TriplesError
-from triples.session import MIXED_DECK, deal
 from triples.table import Table
 
 # ----------------------------------------------------------------- shared: decks as the texts give them

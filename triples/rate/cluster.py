@@ -15,10 +15,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import os
 import signal
 from collections import deque
 from collections.abc import Iterable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from functools import partial
 from itertools import islice
 from typing import Any
@@ -165,32 +166,57 @@ def reach(address: str, timeout: float) -> None:
 
 
 @contextmanager
-def connect(scheduler: str, local_workers: int | None, timeout: float) -> Iterator[OnCluster]:
+def connect(scheduler: str, local_workers: int | None, timeout: float, stop: StopSignals) -> Iterator[OnCluster]:
     """A client of the scheduler at ``scheduler``, or of a LocalCluster of ``local_workers``,
     whose workers have been checked to import triples; closed (and the local cluster with it)
-    on leaving."""
+    on leaving. A stop signal while connecting raises ``Stop`` at once: a local cluster's worker
+    processes then exit with the command."""
     logging.getLogger("distributed").setLevel(QUIET)
     with ExitStack() as stack:
-        if local_workers is None:
-            reach(scheduler, timeout)
-            client = stack.enter_context(Client(scheduler, timeout=timeout, set_as_default=False))
-            where = f"scheduler {scheduler}"
-        else:
-            with dask.config.set(LOCAL_CONFIG):  # read by the scheduler and handed to each worker
-                cluster = LocalCluster(
-                    n_workers=local_workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=":0",  # a random free port: 8787 may be another cluster's
-                    silence_logs=QUIET,
-                    preload=[__name__],
-                )
-            stack.enter_context(cluster)
-            client = stack.enter_context(Client(cluster, set_as_default=False))
-            where = "local cluster"
-        executor = OnCluster(client, where)
-        check_workers(client, scheduler, timeout)
+        with stop.raising():
+            if local_workers is None:
+                reach(scheduler, timeout)
+                client = stack.enter_context(Client(scheduler, timeout=timeout, set_as_default=False))
+                where = f"scheduler {scheduler}"
+            else:
+                client = start_local(stack, local_workers, stop)
+                where = "local cluster"
+            executor = OnCluster(client, where)
+            check_workers(client, scheduler, timeout)
         yield executor
+
+
+def start_local(stack: ExitStack, workers: int, stop: StopSignals) -> Client:
+    """A client of a new LocalCluster of ``workers`` processes, both closed by ``stack``; after a
+    stop signal its worker processes are killed first, so that closing it takes no time."""
+    try:
+        with dask.config.set(LOCAL_CONFIG):  # read by the scheduler and handed to each worker
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",  # a random free port: 8787 may be another cluster's
+                silence_logs=QUIET,
+                preload=[__name__],
+            )
+        stack.enter_context(cluster)
+        stack.callback(kill_workers_if_stopped, cluster, stop)
+        client: Client = stack.enter_context(Client(cluster, set_as_default=False))
+    except Exception as exc:  # Dask's own failure to start (seen on an overloaded machine)
+        raise ClusterError(f"the local cluster did not start ({type(exc).__name__}: {first_line(exc)})") from None
+    return client
+
+
+def kill_workers_if_stopped(cluster: LocalCluster, stop: StopSignals) -> None:
+    """A graceful close waits for the tasks at work; after a stop signal nothing they finish is
+    wanted, so the worker processes are killed and the close that follows only tidies up."""
+    if not stop.stopped:
+        return
+    for nanny in list(cluster.workers.values()):
+        pid = getattr(nanny, "pid", None)
+        if isinstance(pid, int):
+            with suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def check_workers(client: Client, scheduler: str, timeout: float) -> None:

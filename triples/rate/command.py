@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import IO, NoReturn
 
@@ -165,7 +166,7 @@ def parse_request(args: argparse.Namespace) -> Request:
 
 
 @contextmanager
-def executor_for(request: Request, todo_count: int) -> Iterator[tuple[Executor, int]]:
+def executor_for(request: Request, todo_count: int, stop: StopSignals) -> Iterator[tuple[Executor, int]]:
     """The executor to rate ``todo_count`` seeds on, and the batch size to give it."""
     if request.scheduler is None or todo_count == 0:  # nothing to rate: no cluster to start
         size = batch_size_for(todo_count, request.jobs)
@@ -173,11 +174,12 @@ def executor_for(request: Request, todo_count: int) -> Iterator[tuple[Executor, 
         yield pool_of(jobs), size
         return
     try:
-        from triples.rate import cluster  # Dask, loaded only for a cluster
+        with stop.raising():  # loading Dask takes seconds on a busy machine
+            from triples.rate import cluster  # Dask, loaded only for a cluster
     except ImportError:
         raise BadInput(f"--scheduler needs Dask: {install_hint('cluster')}") from None
     scheduler = request.scheduler
-    with cluster.connect(scheduler.address, scheduler.local_workers, request.scheduler_timeout) as executor:
+    with cluster.connect(scheduler.address, scheduler.local_workers, request.scheduler_timeout, stop) as executor:
         size = batch_size_for(todo_count, executor.workers)
         if request.extra_columns:  # slow rows: a task's rows come back when it ends, so keep it short
             size = min(size, SLOW_ROWS_BATCH)
@@ -231,7 +233,7 @@ def main(args: argparse.Namespace) -> int:
         todo_count = request.last - request.first + 1 - len(resumed)
         with (
             StopSignals() as stop,
-            executor_for(request, todo_count) as (executor, size),
+            executor_for(request, todo_count, stop) as (executor, size),
             open_sink(request, record) as sink,
         ):
             if record.needs_header:
@@ -240,6 +242,18 @@ def main(args: argparse.Namespace) -> int:
             return rate(request, record.format, resumed, (todo_count, batches(todo, size)), executor, sink, stop)
     except CommandError as exc:
         return fail(str(exc), status=exc.status)
+    except Stop as stopped:  # while the cluster was starting: no seed was rated
+        stopped_before_rating(stopped, PROG)
+
+
+def stopped_before_rating(stopped: Stop, prog: str) -> NoReturn:
+    """End the process now: Dask, stopped halfway through starting a cluster, would spend
+    seconds at exit closing what it had begun (its worker processes exit with this one)."""
+    name = signal.Signals(stopped.signum).name
+    show_report([f"{prog}: interrupted ({name}) while the cluster was starting: no seed was rated"], sys.stderr)
+    with suppress(OSError, ValueError):
+        sys.stdout.flush()
+    os._exit(128 + stopped.signum)
 
 
 @contextmanager
@@ -318,7 +332,7 @@ def report(request: Request, summary: Summary, resumed: int, speed: str, stop: S
     show_report(lines, sys.stdout if table else sys.stderr, blank_first=table and request.out is None)
 
 
-def show_report(lines: list[str], stream: IO[str], blank_first: bool) -> None:
+def show_report(lines: list[str], stream: IO[str], blank_first: bool = False) -> None:
     """Write the report; after a SIGHUP the terminal may be gone, and the rows are what matter."""
     try:
         stream.write(("\n" if blank_first else "") + "".join(line + "\n" for line in lines))

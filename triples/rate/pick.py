@@ -154,7 +154,7 @@ def main(args: argparse.Namespace) -> int:
         todo_count = stop - request.first + 1 - len(resumed)
         with (
             StopSignals() as signals,
-            executor_for(request, todo_count) as (executor, size),
+            executor_for(request, todo_count, signals) as (executor, size),
             open_sink(request, record) as sink,
         ):
             if request.out is not None and record.needs_header and todo_count:
@@ -165,6 +165,8 @@ def main(args: argparse.Namespace) -> int:
             return pick(request, wanted, record.format, resumed, batched, executor, sink, signals)
     except CommandError as exc:
         return fail(str(exc), exc.status)
+    except Stop as stopped:  # while the cluster was starting (pick has no --scheduler yet)
+        command.stopped_before_rating(stopped, PROG)
 
 
 def enough_by(resumed: list[Row], wanted: Wanted, request: Request) -> int | None:

@@ -17,9 +17,8 @@ from typing import Any, cast
 
 from triples import search
 from triples.config import Variant, variant_named
-from triples.shuffle import shuffled
+from triples.deal import seeded
 from triples.strategy import Strategy, play_out, strategy_named
-from triples.table import Table
 
 Value = int | float | bool | str
 Kind = type[int] | type[float] | type[bool] | type[str]
@@ -170,7 +169,7 @@ def rate_seed(variant: Variant, choose: Strategy, seed: int, made: Provenance | 
     """The core columns of a seed's row (``ms``: their cost), marked as ``made``."""
     made = made or Provenance("", "", "", "")
     start = time.perf_counter()
-    played = Table(variant, shuffled(variant.cards, seed))
+    played = seeded(variant, seed)
     result = search.analyse(played)  # only reads the table, so the same deal is then played out
     play_out(played, choose)
     ms = (time.perf_counter() - start) * 1000.0
