@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationErro
 
 from triples import rules, strategy
 from triples.config import DEFAULT_VARIANT, VARIANTS, Variant
+from triples.deadline import TimeLimitExceeded
 from triples.deal import MIXED_DECK, deal
 from triples.errors import TriplesError
 from triples.strategy import DEFAULT_STRATEGY
@@ -35,7 +36,7 @@ class OperationError(TriplesError):
 class Args(BaseModel):
     """The arguments after an operation's name and id, validated strictly, by position."""
 
-    model_config = ConfigDict(strict=True, frozen=True)
+    model_config = ConfigDict(strict=True, frozen=True, defer_build=True)  # built when first used: start-up
 
     id: GameId
 
@@ -128,6 +129,8 @@ class Session:
             return op.handler(self, op.parse(raw[1:]))
         except TriplesError as exc:
             return writable(f"error: {exc}")
+        except TimeLimitExceeded:  # no answer: the caller who set the limit stops the run
+            raise
         except Exception as exc:  # a defect: still an answer, never a crash of the caller
             return f"error: internal error ({type(exc).__name__})"
 
@@ -222,7 +225,7 @@ def op_solve(session: Session, args: Args) -> Output:
 class BestrunArgs(BaseModel):
     """``["bestrun", config]``: no game id, the whole pyramid is in the config."""
 
-    model_config = ConfigDict(strict=True, frozen=True)
+    model_config = ConfigDict(strict=True, frozen=True, defer_build=True)  # built when first used: start-up
 
     config: StrictStr
 
@@ -237,7 +240,7 @@ def op_bestrun(session: Session, args: BestrunArgs) -> Output:
 class QuartetsArgs(BaseModel):
     """``["quartets", actions]``: no game id, the watched game is the list of action lines."""
 
-    model_config = ConfigDict(strict=True, frozen=True)
+    model_config = ConfigDict(strict=True, frozen=True, defer_build=True)  # built when first used: start-up
 
     actions: list[StrictStr]
 
