@@ -154,3 +154,24 @@ def test_rows_are_the_same_across_splits_executors_and_order(
     rate_batch(RateOptions("classic", "high", columns), [7, 8])  # other deals first, in this process
     backwards = rate_batch(RateOptions("sum15", "high", columns), list(range(last, -1, -1)))
     assert comparable([dict(row_values(row)) for row in reversed(backwards)]) == whole
+
+
+def test_a_variant_of_ones_own_is_recorded_by_its_canonical_name_quoted_in_csv(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    own = ["rate", "--seeds", "1-2", "--format", "csv", "--out", "rows", "--jobs", "1"]
+    assert cli.main([*own, "--variant", "classic(slots=11,target=21)"]) == 0
+    lines = (tmp_path / "rows").read_text().splitlines()
+    assert [line.split(",", 7)[-1] for line in lines[1:]] == [
+        f'"classic(slots=11,target=21)",high,none,{__version__}'
+    ] * 2
+    assert cli.main([*own[:2], "1-3", *own[3:], "--variant", "classic(slots=11,target=21)"]) == 0
+    assert "resumed: 2 rows already in rows" in capsys.readouterr().err
+    before = (tmp_path / "rows").read_bytes()
+    assert cli.main([*own, "--variant", "classic(slots=11,target=22)"]) == 2
+    assert capsys.readouterr().err == (
+        "triples rate: error: --out rows holds rows of variant classic(slots=11,target=21) "
+        f"(not classic(slots=11,target=22)) at seed 1: {REFUSAL_TAIL}\n"
+    )
+    assert (tmp_path / "rows").read_bytes() == before

@@ -7,6 +7,8 @@ or its first row (jsonl).
 
 from __future__ import annotations
 
+import csv
+import io
 from typing import Any
 
 import orjson
@@ -108,6 +110,9 @@ def of_kind(kind: type, value: Any) -> bool:
 
 
 class Csv(RowFormat):
+    """RFC 4180 rows: a field is quoted only when it must be (a variant's canonical name such as
+    ``classic(slots=11,target=21)`` holds commas), so rows of plain fields stay plain."""
+
     name = "csv"
     has_header = True
 
@@ -116,10 +121,26 @@ class Csv(RowFormat):
 
     def line(self, row: Row) -> str:
         values = row_values(row)
-        return ",".join(self.text(c, values[c]) for c in self.columns)
+        return csv_line([self.text(c, values[c]) for c in self.columns])
+
+    def split(self, line: str) -> list[str]:
+        return csv_fields(line)
 
     def parse(self, line: str) -> Row:
-        return self.row_of_fields(line.split(","))
+        return self.row_of_fields(csv_fields(line))
+
+
+def csv_line(fields: list[str]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="").writerow(fields)
+    return buffer.getvalue()
+
+
+def csv_fields(line: str) -> list[str]:
+    try:
+        return next(csv.reader([line], strict=True), [])
+    except csv.Error:
+        raise ValueError("not a csv row") from None
 
 
 class TextTable(RowFormat):
