@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,6 +37,15 @@ class Variant(BaseModel):
     def model_post_init(self, context: object) -> None:
         if (self.deck == "standard") != (self.court is not None):
             raise ValueError("court values are given exactly when the deck is standard")
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Variant:
+        """A copy, with ``update``'s fields changed. What is derived from the fields (the deck,
+        the values, the hash) is derived afresh: a copy keeps none of the original's."""
+        copied = super().model_copy(update=update, deep=deep)
+        for name, attribute in vars(Variant).items():
+            if isinstance(attribute, cached_property):
+                copied.__dict__.pop(name, None)
+        return copied
 
     def __hash__(self) -> int:
         # Every cache keys on the variant's value: hashing all the fields on each look-up would
