@@ -19,7 +19,7 @@ from triples.config import DEFAULT_VARIANT, VARIANTS, Variant, variant_named
 from triples.errors import TriplesError
 from triples.exits import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
 from triples.install import install_hint
-from triples.rate import plots
+from triples.rate import plots, stored
 from triples.rate.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS, has_random_play_chance
 from triples.rate.errors import BadInput, ClusterError
 from triples.rate.executors import Executor, batch_size_for, batches, pool_of
@@ -68,6 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="add p_random (the chance that random moves reach best) and the band easy|medium|hard (implies --fair)",
     )
     parser.add_argument("--plot", metavar="FILE", help=plots.PLOT_HELP)
+    parser.add_argument("--db", metavar="FILE", help=stored.DB_HELP)
     parser.add_argument(
         "--scheduler",
         metavar="ADDRESS",
@@ -254,11 +255,22 @@ def main(args: argparse.Namespace) -> int:
         fmt, done, needs_header = resume_from(request)
         resumed = [done[seed] for seed in sorted(done) if request.first <= seed <= request.last]
         todo_count = request.last - request.first + 1 - len(resumed)  # len() of a range past 2^63 overflows
-        with executor_for(request, todo_count) as (executor, size), open_sink(request.out) as sink:
+        options = RateOptions(request.variant.name, request.strategy, request.extra_columns)
+        with (
+            stored.opened(args.db) as store,
+            executor_for(request, stored.to_rate(store, options, request.first, request.last, todo_count)) as (
+                executor,
+                size,
+            ),
+            open_sink(request.out) as sink,
+        ):
+            executor = stored.backed(executor, store)
             if needs_header:
                 sink.write(fmt.header() + "\n")
             todo = (seed for seed in request.seeds if seed not in done) if resumed else iter(request.seeds)
-            return rate(request, fmt, resumed, (todo_count, batches(todo, size)), executor, sink)
+            status = rate(request, fmt, resumed, (todo_count, batches(todo, size)), executor, sink)
+            stored.report(executor)
+            return status
     except (BadInput, ClusterError) as exc:
         return fail(str(exc))
 

@@ -27,7 +27,7 @@ from triples.config import DEFAULT_VARIANT, VARIANTS, variant_named
 from triples.difficulty import BANDS
 from triples.errors import TriplesError
 from triples.exits import EXIT_INTERRUPTED, EXIT_OK
-from triples.rate import command, plots
+from triples.rate import command, plots, stored
 from triples.rate.columns import BAND, DIFFICULTY_COLUMNS
 from triples.rate.command import (
     MAX_SEED,
@@ -77,6 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", metavar="FILE", help="keep every rated row in FILE (in --format), and reuse the rows already in it"
     )
     parser.add_argument("--jobs", metavar="N", help="worker processes (default: the core count)")
+    parser.add_argument("--db", metavar="FILE", help=stored.DB_HELP)
     parser.add_argument("--plot", metavar="FILE", help=plots.PLOT_HELP.replace("of the run", "of the deals looked at"))
     command.one_line_errors(parser, PROG)
 
@@ -141,12 +142,20 @@ def main(args: argparse.Namespace) -> int:
         stop = request.last if enough is None else enough
         resumed = [row for row in resumed if row.seed <= stop]
         todo_count = stop - request.first + 1 - len(resumed)
-        with executor_for(request, todo_count) as (executor, size), open_sink(request.out) as sink:
+        options = RateOptions(request.variant.name, request.strategy, request.extra_columns)
+        with (
+            stored.opened(args.db) as store,
+            executor_for(request, stored.to_rate(store, options, request.first, stop, todo_count)) as (executor, size),
+            open_sink(request.out) as sink,
+        ):
+            executor = stored.backed(executor, store)
             if request.out is not None and needs_header and todo_count:
                 sink.write(fmt.header() + "\n")
             todo = (seed for seed in range(request.first, stop + 1) if seed not in done)
             size = min(size, PICK_BATCH)
-            return pick(request, wanted, fmt, resumed, (todo_count, batches(todo, size)), executor, sink)
+            status = pick(request, wanted, fmt, resumed, (todo_count, batches(todo, size)), executor, sink)
+            stored.report(executor)
+            return status
     except (BadInput, ClusterError) as exc:
         return fail(str(exc))
 
