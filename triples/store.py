@@ -216,7 +216,8 @@ class Store:
     def add_deals(self, connection: sqlite3.Connection, deals: Iterable[Deal]) -> None:
         """Add dates inside a ``writing()`` transaction; a date or seed already set is an error."""
         connection.executemany(
-            "INSERT INTO calendar (variant, date, seed, spec, band, best, fair, p_random) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO calendar (variant, date, seed, spec, band, best, fair, p_random)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (d.variant, d.date, seed_key(d.seed), orjson.dumps(d.spec).decode(), d.band, d.best, d.fair, d.p_random)
                 for d in deals

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
 from functools import partial
 from typing import TypeVar
@@ -77,7 +77,7 @@ class StoreBacked:
     def label(self) -> str:
         return self.inner.label
 
-    def rate(self, rate: RateBatch, batches: Iterable[list[int]]) -> Iterator[list[Row]]:
+    def rate(self, rate: RateBatch, batches: Iterable[list[int]]) -> Generator[list[Row], None, None]:
         options = options_of(rate)
         provenance = provenance_of(options)
         found: deque[tuple[list[int], dict[int, Row]]] = deque()
@@ -86,7 +86,7 @@ class StoreBacked:
             # Every batch goes to the executor, even when the store holds all of it (an empty
             # batch costs next to nothing), so that each result is matched to its batch in order.
             for batch in batches:
-                stored = in_store(lambda: lookup(self.store, provenance, batch))
+                stored = in_store(partial(lookup, self.store, provenance, batch))
                 found.append((batch, stored))
                 yield [seed for seed in batch if seed not in stored]
 
@@ -95,7 +95,7 @@ class StoreBacked:
             for fresh in results:
                 batch, stored = found.popleft()
                 if fresh:
-                    in_store(lambda: keep(self.store, options, fresh))  # noqa: B023 (called at once)
+                    in_store(partial(keep, self.store, options, fresh))
                 self.looked_up += len(stored)
                 self.rated += len(fresh)
                 by_seed = {**stored, **{row.seed: row for row in fresh}}

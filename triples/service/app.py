@@ -22,6 +22,7 @@ from starlette.requests import ClientDisconnect
 from triples import __version__
 from triples.api import run
 from triples.cli import json_kind, load_json
+from triples.service import daily
 
 MIB = 1024 * 1024
 JSON = "application/json"
@@ -46,6 +47,7 @@ class ServiceSettings(BaseModel):
 
     max_body_bytes: int = Field(default=MIB, ge=1)
     max_operations: int = Field(default=10_000, ge=0)
+    daily_db: str | None = None  # the store whose calendar GET /daily serves (triples serve --db)
 
 
 class RequestRejected(Exception):
@@ -159,6 +161,8 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         outputs = run(operations) if quick(operations) else await run_in_threadpool(run, operations)
         return json_response(outputs)
 
+    daily.mount(app, settings.daily_db)
+
     @app.get("/health", summary="Liveness and version")
     async def health() -> Response:
         return json_response({"ok": True, "version": __version__})
@@ -178,4 +182,4 @@ def create_app(settings: ServiceSettings) -> FastAPI:
 
 def default_app() -> FastAPI:
     """The application with the SPEC's limits, for ``uvicorn triples.service.app:default_app --factory``."""
-    return create_app(ServiceSettings())
+    return create_app(ServiceSettings(daily_db=daily.db_from_environment()))
