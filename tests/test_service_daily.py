@@ -109,8 +109,8 @@ def test_without_a_store_the_paths_say_how_to_enable_them() -> None:
 
 def test_dates_added_while_serving_are_served(client: TestClient, tmp_path: Path) -> None:
     assert client.get("/daily/2026-03-01").status_code == 404
-    store_with(tmp_path / "s.db", [Deal("2026-03-01", "classic", 1, "classic", "medium", 48, 48, 0.08)])
-    assert client.get("/daily/2026-03-01").json()["table"] == SEED1_TABLE
+    store_with(tmp_path / "s.db", [Deal("2026-03-01", "classic", 3, "classic", "easy", 48, 48, 0.08)])
+    assert client.get("/daily/2026-03-01").json() == expected("2026-03-01", "classic", 3, "easy", 48)
 
 
 def free_port() -> int:

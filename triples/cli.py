@@ -488,7 +488,7 @@ def calendar_command(args: argparse.Namespace) -> int:
 register(
     Command(
         "calendar",
-        summary="give each date a deal of the day's difficulty band, kept in a store",
+        summary="a deal for each date, by a weekly pattern of difficulty bands",
         description="""\
 Give each date from --start a deal: the date's band comes from --pattern (seven bands are
 Monday to Sunday; any other number repeats from the start date), and its deal is the lowest
