@@ -5,7 +5,7 @@
   strategy) and how many ``can_win_optimal`` proves winnable; time per call of both methods
   beside the engine called directly on the seed's table (the interface's own cost as a ratio).
 - card-game-grid: ``Solver.play_game`` and ``play_game_optimized`` over seeds 1..M (default
-  1,000) of the 3x4 and the 10x10 game, in turns, beside ``reference/card-game-grid.txt``'s
+  1,000) of the 3x4 and the 10x10 game, in turns, beside the card-game-grid problem's published
   10x10 figures (its own shuffle).
 
     python benchmarks/compat.py [--seeds N] [--grid-seeds M]

@@ -4,10 +4,16 @@
     python benchmarks/difficulty.py --seeds 50    # a short run
     python benchmarks/difficulty.py --bands 100   # deals per band instead (plays fair: slow)
     python benchmarks/difficulty.py --variant grid --seeds 100   # one variant
+    python benchmarks/difficulty.py --rows 1000 --jobs 2 --variant sum15   # rate's --difficulty rows
 
-For each deal it times ``search.analyse`` (the baseline), then ``difficulty.p_random`` with the
-memo of empty-stock states kept between deals (warm: what a long-lived caller such as a rate
-worker sees), then again with that memo emptied first (cold), then ``exhaustive_best`` below:
+With --rows N it measures what ``triples rate --difficulty`` computes per deal instead (the
+row's best and high, then fair, p_random and the band) over seeds 1..N on ``--jobs`` worker
+processes, and prints deals per second and the fair player's win rate.
+
+For each deal it times ``search.analyse`` (the baseline), then ``difficulty.p_random`` twice
+(warm and cold: the two were apart while a memo of empty-stock states was kept between calls;
+now each call has its own, so that no answer or state count depends on what came before, and
+the two differ by noise only), then ``exhaustive_best`` below:
 the exact best over the same state space as p_random (stock position and value counts, value
 combinations) without bounds or incumbents, which must visit every state as p_random does. All
 run back to back on each deal, so that machine noise hits them alike. Ratios are total times
@@ -31,7 +37,7 @@ from dataclasses import dataclass, field
 
 from triples import difficulty, rules, search
 from triples.config import variant_named
-from triples.shuffle import shuffled
+from triples.deal import seeded
 from triples.table import Table
 
 VARIANTS = ("classic", "pairs", "quads", "sum15", "grid")
@@ -99,10 +105,10 @@ def timed_ms(start: float) -> float:
 def measure(name: str, seeds: int, exact_seeds: int) -> Tally:
     variant = variant_named(name)
     tally = Tally()
-    warm = Table(variant, shuffled(variant.cards, 0))
+    warm = seeded(variant, 0)
     difficulty.p_random(warm, search.best_cleared(warm))  # per-variant tables, built once
     for seed in range(1, seeds + 1):
-        table = Table(variant, shuffled(variant.cards, seed))
+        table = seeded(variant, seed)
         start = time.perf_counter()
         result = search.analyse(table)
         tally.best_ms.append(timed_ms(start))
@@ -162,7 +168,7 @@ def report(name: str, seeds: int, exact_seeds: int, tally: Tally) -> bool:
 
 def grid100_refusal() -> None:
     variant = variant_named("grid100")
-    table = Table(variant, shuffled(variant.cards, 1))
+    table = seeded(variant, 1)
     start = time.perf_counter()
     try:
         difficulty.p_random(table, 99)
@@ -183,7 +189,7 @@ def band_census(names: Sequence[str], seeds: int) -> bool:
         start = time.perf_counter()
         for seed in range(1, seeds + 1):
             try:
-                measured = difficulty.assess(Table(variant, shuffled(variant.cards, seed)))
+                measured = difficulty.assess(seeded(variant, seed))
             except ValueError as defect:
                 beaten.append(f"seed {seed}: {defect}")
                 continue
@@ -200,6 +206,41 @@ def band_census(names: Sequence[str], seeds: int) -> bool:
     return consistent
 
 
+def difficulty_rows(name: str, seeds: list[int]) -> list[tuple[int, int]]:
+    """(fair cleared, deck size) per seed: one worker's share of ``rows_per_second``."""
+    from triples.rate import columns
+    from triples.rate.rows import ANALYSES, rate_seed, with_analyses
+    from triples.strategy import strategy_named
+
+    variant = variant_named(name)
+    analyses = [(column, ANALYSES[column]) for column in columns.DIFFICULTY_COLUMNS]
+    out = []
+    for seed in seeds:
+        row = with_analyses(variant, rate_seed(variant, strategy_named("high"), seed), analyses)
+        fair = row.extra[columns.FAIR]
+        assert isinstance(fair, int)
+        out.append((fair, variant.deck_size))
+    return out
+
+
+def rows_per_second(names: Sequence[str], rows: int, jobs: int) -> None:
+    """Deals per second of rate's --difficulty columns on ``jobs`` processes, seeds 1..rows, in
+    batches of 25 as a pool hands them out, and the fair player's win rate."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    for name in names:
+        batches = [list(range(start, min(start + 25, rows + 1))) for start in range(1, rows + 1, 25)]
+        start = time.perf_counter()
+        with ProcessPoolExecutor(jobs) as pool:
+            done = [pair for batch in pool.map(difficulty_rows, [name] * len(batches), batches) for pair in batch]
+        elapsed = time.perf_counter() - start
+        won = sum(1 for fair, size in done if fair == size)
+        print(
+            f"{name}: --difficulty rows of seeds 1..{rows} on {jobs} processes: {rows / elapsed:.1f} deals/s"
+            f" ({elapsed:.1f} s), fair wins {won}/{rows} ({100 * won / rows:.2f}%)"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=500, help="seeds 1..N per variant (default 500)")
@@ -207,8 +248,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-grid100", action="store_true", help="skip the grid100 refusal (some 3 s)")
     parser.add_argument("--bands", type=int, default=0, help="only count the bands of seeds 1..N (slow)")
     parser.add_argument("--variant", action="append", choices=VARIANTS, help="only this variant (repeatable)")
+    parser.add_argument("--rows", type=int, default=0, help="only time rate's --difficulty rows of seeds 1..N")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes for --rows (default 2)")
     args = parser.parse_args(argv)
     names = args.variant or VARIANTS
+    if args.rows:
+        rows_per_second(names, args.rows, args.jobs)
+        return 0
     if args.bands:
         return 0 if band_census(names, args.bands) else 1
     ok = True

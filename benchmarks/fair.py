@@ -9,7 +9,7 @@ in ms per move and per game, split into its exact part (expectimax, or the deter
 search once nothing is hidden) and its sampling part; then the sampling's effect: the same
 seeds played with N = 10, 30 and 100 sampled orders. The fair player keeps its choices and
 exact memo between games, as any long-lived caller (``triples rate``) does; each variant and
-each N starts cold (``fair.forget``).
+each N starts cold (``triples.caches.clear``).
 
 Requirements checked at the end (exit status 1 if one fails): on sum15, ``fair`` wins more
 deals than ``high`` and closes most (over half) of the gap between ``high`` and ``best``, and
@@ -24,9 +24,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from triples import fair, search, strategy
+from triples import caches, fair, search, strategy
 from triples.config import variant_named
-from triples.shuffle import shuffled
+from triples.deal import seeded
 from triples.table import Table
 
 VARIANTS = ("classic", "pairs", "quads", "sum15", "grid", "grid100")
@@ -53,7 +53,7 @@ class Timing:
 
 def deal(name: str, seed: int) -> Table:
     variant = variant_named(name)
-    return Table(variant, shuffled(variant.cards, seed))
+    return seeded(variant, seed)
 
 
 def play_fair_timed(table: Table, samples: int, timing: Timing) -> int:
@@ -92,7 +92,7 @@ def measure(name: str, seeds: int) -> list[str]:
     by_samples: dict[int, tuple[list[int], Timing, float]] = {}
     sizes = SAMPLE_SIZES if name != "grid100" else (fair.DEFAULT_SAMPLES,)  # grid100 hides nothing
     for samples in sizes:
-        fair.forget()
+        caches.clear()
         timing = Timing()
         start = time.perf_counter()
         cleared = [play_fair_timed(deal(name, seed), samples, timing) for seed in seed_range]

@@ -1,6 +1,6 @@
 """Per-operation cost of `new`, `moves` and `play` on classic and on a full grid100 table.
 
-`new` with a seed is timed with the original deal's LCG shuffle (SPEC section 3) beside the
+`new` with a seed is timed with the original deal's LCG shuffle (docs/game.md) beside the
 project's earlier SplitMix64 shuffle (kept here only as the baseline), in the same run.
 
 Prints microseconds per operation through the interpreter (Session.apply) and through the
@@ -76,7 +76,7 @@ _MASK64 = (1 << 64) - 1
 
 
 def splitmix64_shuffled(items: list[object], seed: int) -> list[object]:
-    """The shuffle `new` used before SPEC section 3 was known: SplitMix64 with a rejection bound."""
+    """The shuffle `new` used before the original deal was known: SplitMix64 with a rejection bound."""
     deck = list(items)
     state = seed & _MASK64
 
@@ -105,7 +105,7 @@ def new_deals(variant: str) -> Callable[[], object]:
 
 def bench_new(repeat: int) -> None:
     print("\nnew with a seed, via run (us/op)")
-    print(f"  {'variant':10} {'LCG (SPEC 3)':>13} {'SplitMix64 before':>18} {'ratio':>7}")
+    print(f"  {'variant':10} {'LCG original':>13} {'SplitMix64 before':>18} {'ratio':>7}")
     for variant in ("classic", "grid100"):
         new = new_deals(variant)
         ours = per_call_us(new, repeat)

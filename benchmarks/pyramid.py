@@ -12,7 +12,7 @@ a shared machine does not land on either search. The naive search gives up on a 
 ``--naive-limit`` CPU seconds; the time it spent counts in its total, so on a set where it
 gave up the ratio is a lower bound (shown as ">=").
 
-Sets, all from fixed seeds: SPEC section 9's examples; random full deals (37 of a shuffled
+Sets, all from fixed seeds: the rules' examples (docs/uniscraper.md); random full deals (37 of a shuffled
 52-card deck); partly played positions (a full deal with 1..30 random free cards taken away,
 one at a time); and adversarial configs (see ``adversarial``): the 16 cards of 2, 3, A and K,
 and of 4 and Q next to them, placed where they are free soonest; bands of neighbouring ranks
@@ -36,7 +36,7 @@ from functools import partial
 
 from triples.pyramid import POSITIONS, RANKS, ConfigError, RunSearch, best_run, bit, parse_config
 
-SPEC_EXAMPLES = [
+RULES_EXAMPLES = [
     "6KQJT98765432AKQJT98765432AKQJT987654",
     "KJQKA2A",
     "KAKJA.TK..JQ...Q",
@@ -252,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rng = random.Random(1)
     partly = [played(full_deal(rng), rng, rng.randint(1, 30)) for _ in range(args.played)]
     sets = {
-        "SPEC examples": SPEC_EXAMPLES,
+        "the rules' examples": RULES_EXAMPLES,
         "random full deals": deals,
         "partly played": partly,
         "adversarial": adversarial(args.adversarial),

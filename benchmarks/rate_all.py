@@ -1,8 +1,8 @@
-"""Rate every variant over a range of seeds and print the README's Results tables (Markdown).
+"""Rate every variant over a range of seeds and print the Results tables (Markdown).
 
     python benchmarks/rate_all.py                       # 1..100,000 (grid100: 1..10,000)
     python benchmarks/rate_all.py --seeds 1000 --grid100-seeds 100   # a short run
-    python benchmarks/rate_all.py --readme README.md    # also write them into README's Results
+    python benchmarks/rate_all.py --page docs/results.md    # also write them into the Results page
 
 Three tables: best play and the strategy on --seeds deals; the fair player beside them on the
 first --fair-seeds (default 1,000); and the share of each difficulty band (``triples rate
@@ -46,8 +46,8 @@ def rate_cell(successes: int, trials: int) -> str:
 START, END = "<!-- rate_all:start -->", "<!-- rate_all:end -->"
 
 
-def write_into_readme(path: Path, table: str) -> None:
-    """Replace what stands between the README's two markers with the table."""
+def write_into_page(path: Path, table: str) -> None:
+    """Replace what stands between the page's two markers with the table."""
     text = path.read_text()
     if START not in text or END not in text:
         raise SystemExit(f"{path}: no {START} ... {END} markers to write the table between")
@@ -150,7 +150,9 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--strategy", default="high")
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated (default: all)")
-    parser.add_argument("--readme", type=Path, help="also write the table into this README's Results section")
+    parser.add_argument(
+        "--page", "--readme", type=Path, help="also write the tables into this page, between its rate_all markers"
+    )
     args = parser.parse_args()
 
     summaries: list[Summary] = []
@@ -177,8 +179,8 @@ def main() -> int:
             lines += band_table(band_summaries)
     table = "\n".join(lines) + "\n"
     print(table, end="")
-    if args.readme is not None:
-        write_into_readme(args.readme, table)
+    if args.page is not None:
+        write_into_page(args.page, table)
     return 0
 
 

@@ -4,7 +4,7 @@ For every variant and strategy over seeds 1..N (default 1,000): mean, min, max a
 distribution of ``cleared``, and the mean time of one ``play_out`` (the deal is not timed),
 as wall-clock and CPU milliseconds (the CPU figure is less disturbed by a busy machine). On
 grid100 the games are also shown in turns (cleared / 3) beside the figures of
-``reference/card-game-grid.txt``. Baselines measured in the same run give ratios:
+the card-game-grid problem's own published figures. Baselines measured in the same run give ratios:
 
 - lookahead's general counting (per candidate, every value combination's binomial product:
   the reference's own histogram re-count) against the k = 3 inclusion-exclusion it uses;
@@ -27,7 +27,7 @@ from triples.shuffle import shuffled
 from triples.table import Move, Table
 
 STRATEGY_NAMES = ["high", "first", "lookahead"]
-# reference/card-game-grid.txt, 1,000 seeded 10x10 games (its own shuffle, not ours)
+# the card-game-grid problem's published figures, 1,000 seeded 10x10 games (its own shuffle, not ours)
 REFERENCE_GRID100 = {
     "first": ("31.27", "28", "33", "31x374, 32x429, 30x162", "<1"),
     "lookahead": ("33.00", "33", "33", "33x1000", "~26"),

@@ -1,4 +1,4 @@
-"""Hypothesis profiles.
+"""Hypothesis profiles, and a fixture that empties the engines' caches before every test.
 
 ``default`` is what the normal suite runs: a fixed, modest number of examples, derandomised so
 that a CI run is reproducible, and no per-example deadline (timing belongs in benchmarks/, and
@@ -7,7 +7,12 @@ the machine is shared). ``long`` is for deep runs: ``pytest --hypothesis-profile
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from hypothesis import HealthCheck, settings
+
+from triples import caches
 
 # Operation streams are generated step by step and some examples are large on purpose.
 _SLOW_GENERATION = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
@@ -29,3 +34,11 @@ settings.register_profile(
     suppress_health_check=_SLOW_GENERATION,
 )
 settings.load_profile("default")
+
+
+@pytest.fixture(autouse=True)
+def cold_caches() -> Iterator[None]:
+    """Every test starts with every engine cache empty, so that no answer a test checks can
+    come from what an earlier test computed (and a test of cold against warm means it)."""
+    caches.clear()
+    yield

@@ -395,3 +395,37 @@ def test_assess_a_grid100_deal_without_p_random() -> None:
     """A fully dealt grid100 table is beyond p_random; the rest is still measured."""
     measured = difficulty.assess(dealt("grid100", 1), fair=99, max_states=1000)
     assert measured == difficulty.Difficulty(best=99, high=84, fair=99, p_random=None, band="medium")
+
+
+def test_p_random_and_the_band_on_random_rule_sets() -> None:
+    import random
+
+    from tests.rule_sets import random_variant
+    from triples.deal import seeded
+
+    rng = random.Random(7)
+    for _ in range(40):
+        variant = random_variant(rng)
+        table = seeded(variant, rng.randrange(2**32))
+        best = search.best_cleared(table)
+        try:
+            exact = difficulty.p_random_exact(table, best, max_states=20_000)
+        except difficulty.TooManyStates:
+            continue
+        assert 0 <= exact <= 1
+        assert difficulty.p_random(table, best) == pytest.approx(float(exact), abs=1e-12, rel=0)
+        measured = difficulty.assess(table)
+        assert measured.best == best and measured.band in difficulty.BANDS
+
+
+def test_p_random_stops_at_the_deadline() -> None:
+    from time import monotonic
+
+    from triples import deadline
+
+    grid100 = variant_named("grid100")
+    table = Table(grid100, shuffled(grid100.cards, 1))
+    start = monotonic()
+    with pytest.raises(deadline.TimeLimitExceeded), deadline.limited(0.05):
+        difficulty.p_random(table, 99)  # refused only after some seconds without a deadline
+    assert monotonic() - start < 2.0

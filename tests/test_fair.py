@@ -315,3 +315,17 @@ def test_no_move_means_none() -> None:
     table.values[:] = [1, 1, 1, 1, 2, 2, 2, 2, 3]  # the strategies read only the values
     assert fair.fair(table) is None
     assert strategy.fair_player(table) is None
+
+
+def test_the_fair_player_stops_at_the_deadline() -> None:
+    from time import monotonic
+
+    from triples import deadline
+
+    table = dealt("classic", 4)
+    start = monotonic()
+    with pytest.raises(deadline.TimeLimitExceeded), deadline.limited(0.05):
+        for _ in range(50):  # a whole game is some seconds of sampled searches
+            fair.forget()
+            fair.choose(table, samples=200)
+    assert monotonic() - start < 2.0

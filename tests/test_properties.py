@@ -405,6 +405,7 @@ SAMPLE_OPERATIONS = {
     "autoplay": ["autoplay", "g"],
     "bestrun": ["bestrun", "KJQKA2A"],
     "quartets": ["quartets", ["1 A 2 3C no"]],
+    "variants": ["variants"],
     **{name: [name, "g"] for name in ["table", "status", "history", "moves", "undo", "best", "solve"]},
 }
 DEFECTS = [

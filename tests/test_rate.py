@@ -66,7 +66,8 @@ def expected_row(variant: str, strategy: str, seed: int) -> dict[str, Any]:
     autoplay, best = out[1]["cleared"], out[3]
     states = search.analyse(deal(variant_named(variant), seed)).states
     won = best == variant_named(variant).deck_size
-    return {"seed": seed, "autoplay": autoplay, "best": best, "gap": best - autoplay, "won": won, "states": states}
+    core = {"seed": seed, "autoplay": autoplay, "best": best, "gap": best - autoplay, "won": won, "states": states}
+    return {**core, "variant": variant, "strategy": strategy, "analyses": "none"}
 
 
 def summary_part(stderr: str) -> list[str]:
@@ -101,9 +102,9 @@ def test_jobs_1_and_2_give_identical_rows_in_seed_order() -> None:
     for jobs, done in by_jobs.items():
         assert done.returncode == 0, done.stderr
         header, *lines = done.stdout.splitlines()
-        assert header == "seed,autoplay,best,gap,won,states,ms,version"
+        assert header == "seed,autoplay,best,gap,won,states,ms,variant,strategy,analyses,version"
         tables[jobs] = [line.split(",")[:6] + line.split(",")[7:] for line in lines]
-        assert {row[6] for row in tables[jobs]} == {__version__}
+        assert {tuple(row[6:]) for row in tables[jobs]} == {("sum15", "high", "none", __version__)}
         assert SPEED.fullmatch(done.stderr.splitlines()[-1])[2] == jobs  # type: ignore[index]
     assert tables["1"] == tables["2"]
     assert [int(row[0]) for row in tables["1"]] == list(range(60))
@@ -192,13 +193,14 @@ def test_an_opt_in_column_is_computed_on_request_written_and_read_back(monkeypat
     rated = rate_rows.rate_batch(RateOptions("sum15", "high", ("odd",)), [4, 5])
     assert [row.extra for row in plain] == [{}, {}]
     assert [row.extra for row in rated] == [{"odd": False}, {"odd": True}]
-    columns = (*RECORD_COLUMNS, "odd")
+    assert [row.analyses for row in plain + rated] == ["none", "none", "odd", "odd"]  # named by its columns
+    columns = rate_rows.record_columns(("odd",))
     for fmt in (JsonLines(columns), Csv(columns), TextTable(columns)):
         lines = [fmt.line(row) for row in rated]
         assert fmt.columns_of(fmt.header() if fmt.has_header else lines[0]) == columns
         assert [fmt.parse(line).extra for line in lines] == [{"odd": False}, {"odd": True}]
-    assert Csv(columns).line(rated[1]).endswith(f",{__version__},true")
-    assert TextTable(columns).header().endswith("ms  version odd")
+    assert Csv(columns).line(rated[1]).endswith(f",true,sum15,high,odd,{__version__}")
+    assert TextTable(columns).header().endswith("ms odd  variant  strategy   analyses  version")
 
 
 # Worked by hand with z = 1.96: for 2 of 4, p = 0.5, z^2/n = 0.9604, centre = 0.5 and
@@ -247,28 +249,34 @@ def test_wilson_refuses_impossible_counts(successes: int, trials: int) -> None:
 
 # --- resume -----------------------------------------------------------------------------------
 
-PLANTED = {"seed": 2, "autoplay": 0, "best": 0, "gap": 0, "won": False, "states": 0, "ms": 0.5}
+MADE = {"variant": "sum15", "strategy": "high", "analyses": "none", "version": __version__}
+PLANTED = {"seed": 2, "autoplay": 0, "best": 0, "gap": 0, "won": False, "states": 0, "ms": 0.5, **MADE}
 HEADERS = {
     "jsonl": "",
-    "csv": "seed,autoplay,best,gap,won,states,ms\n",
-    "table": "seed autoplay best gap won states ms\n",
+    "csv": ",".join(RECORD_COLUMNS) + "\n",
+    "table": " ".join(RECORD_COLUMNS) + "\n",
 }
 WON_WORDS = {"jsonl": ("false", "true"), "csv": ("false", "true"), "table": ("no", "yes")}
 
 
 def fields_of(fmt: str, row: dict[str, Any]) -> list[str]:
-    return [WON_WORDS[fmt][row[c]] if c == "won" else str(row[c]) for c in CORE_COLUMNS]
+    return [WON_WORDS[fmt][row[c]] if c == "won" else str(row[c]) for c in RECORD_COLUMNS]
+
+
+def compared(fmt: str, row: dict[str, Any]) -> list[str]:
+    """The fields of a row that do not depend on the run."""
+    return [field for c, field in zip(RECORD_COLUMNS, fields_of(fmt, row), strict=True) if c not in PER_RUN]
 
 
 def written_line(fmt: str, row: dict[str, Any]) -> str:
     """A row as an earlier run would have left it (a table is read by whitespace, so its columns
     need not line up)."""
     if fmt == "jsonl":
-        return orjson.dumps(row).decode()
+        return orjson.dumps({c: row[c] for c in RECORD_COLUMNS}).decode()
     return ("," if fmt == "csv" else "  ").join(fields_of(fmt, row))
 
 
-def file_rows(fmt: str, text: str, columns: tuple[str, ...] = CORE_COLUMNS) -> list[list[str]]:
+def file_rows(fmt: str, text: str, columns: tuple[str, ...] = RECORD_COLUMNS) -> list[list[str]]:
     """Each row of an --out file with these columns as its fields in column order, the per-run
     columns left out."""
     lines = text.splitlines()
@@ -278,7 +286,7 @@ def file_rows(fmt: str, text: str, columns: tuple[str, ...] = CORE_COLUMNS) -> l
         return [[str(v).lower() for v in without_ms([row])[0].values()] for row in rows]
     split = (lambda line: line.split(",")) if fmt == "csv" else str.split
     assert split(lines[0]) == list(columns)
-    return [split(line)[:6] for line in lines[1:]]
+    return [[f for c, f in zip(columns, split(line), strict=True) if c not in PER_RUN] for line in lines[1:]]
 
 
 def summary_from(fmt: str, done: subprocess.CompletedProcess[str]) -> list[str]:
@@ -292,7 +300,7 @@ def summary_from(fmt: str, done: subprocess.CompletedProcess[str]) -> list[str]:
 
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "table"])
 def test_resume_skips_seeds_already_in_the_file_and_mends_a_cut_last_line(fmt: str, tmp_path: Path) -> None:
-    expected = {seed: {**expected_row("sum15", "high", seed), "ms": 1.25} for seed in range(10)}
+    expected = {seed: {**expected_row("sum15", "high", seed), "ms": 1.25, **MADE} for seed in range(10)}
     # A run killed after seed 4, partway through writing seed 5; seed 2's row is one no search
     # would give, so that re-rating it would show.
     earlier = [expected[0], expected[1], PLANTED, expected[3], expected[4]]
@@ -305,7 +313,7 @@ def test_resume_skips_seeds_already_in_the_file_and_mends_a_cut_last_line(fmt: s
     )
     assert done.returncode == 0, done.stderr
     rows = [*earlier, *(expected[seed] for seed in range(5, 10))]
-    assert file_rows(fmt, partial.read_text()) == [fields_of(fmt, row)[:-1] for row in rows]
+    assert file_rows(fmt, partial.read_text()) == [compared(fmt, row) for row in rows]
     summary = summary_from(fmt, done)
     assert summary[:7] == [
         "variant: sum15",
@@ -398,9 +406,8 @@ def test_a_file_cut_before_its_first_line_ended_starts_over(
         cli.main(["rate", "--variant", "sum15", "--seeds", "0-2", "--format", fmt, "--out", "rows", "--jobs", "1"]) == 0
     )
     capsys.readouterr()
-    expected = [fields_of(fmt, {**expected_row("sum15", "high", seed), "ms": 0})[:-1] for seed in range(3)]
-    columns = CORE_COLUMNS if fmt == "table" else RECORD_COLUMNS  # a new file: the version too, but in a table
-    assert file_rows(fmt, (tmp_path / "rows").read_text(), columns) == expected
+    expected = [compared(fmt, {**expected_row("sum15", "high", seed), "ms": 0, **MADE}) for seed in range(3)]
+    assert file_rows(fmt, (tmp_path / "rows").read_text()) == expected  # every file says what made its rows
 
 
 def test_an_interrupted_run_keeps_whole_rows_and_the_next_run_goes_on(tmp_path: Path) -> None:
@@ -418,17 +425,20 @@ def test_an_interrupted_run_keeps_whole_rows_and_the_next_run_goes_on(tmp_path: 
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=60)
     assert (child.returncode, out) == (130, "")
-    assert err.splitlines()[-1] == "interrupted: rows holds every finished row; the same command goes on from there"
     written = jsonl_rows(rows.read_text())  # every line whole, or this fails
+    assert err.splitlines()[-1] == (
+        f"interrupted (SIGINT): rows holds {len(written)} rows of seeds 0-100000; the same command rates the rest"
+    )
     assert 0 < len(written) < 100_001
-    assert [row["seed"] for row in written] == list(range(len(written)))
+    seeds = [row["seed"] for row in written]
+    assert seeds == sorted(set(seeds))  # a seed still being rated may be missing, none is there twice
     assert err.splitlines()[3] == f"deals: {len(written)}"
 
-    done = len(written)
-    resumed = rate_cli("--seeds", f"0-{done + 4}", "--format", "jsonl", "--out", "rows", cwd=tmp_path)
+    done, last = len(written), seeds[-1] + 4
+    resumed = rate_cli("--seeds", f"0-{last}", "--format", "jsonl", "--out", "rows", cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     assert resumed.stderr.splitlines()[3] == f"resumed: {done} rows already in rows"
-    assert [row["seed"] for row in jsonl_rows(rows.read_text())] == list(range(done + 5))
+    assert sorted(row["seed"] for row in jsonl_rows(rows.read_text())) == list(range(last + 1))
 
 
 # --- progress and bad input ---------------------------------------------------------------
@@ -461,25 +471,39 @@ def test_progress_bar_is_drawn_only_on_a_terminal(rows: int, columns: int) -> No
     assert drawn.rindex(b"deal/s") < drawn.index(b"variant: sum15\r\n")
 
 
-MAX = "18446744073709551615"
+MAX = "4294967295"
 BAD_INPUT = [
     pytest.param(["--variant", "poker", "--seeds", "1-2"], "unknown variant 'poker'", id="unknown-variant"),
     pytest.param(["--strategy", "random", "--seeds", "1-2"], "unknown strategy 'random'", id="unknown-strategy"),
-    pytest.param(["--seeds", "9-3"], "--seeds 9-3: the range is empty (A must not exceed B)", id="reversed-range"),
-    pytest.param(["--seeds=-1-5"], f"--seeds -1-5: seeds must be integers from 0 to {MAX}", id="negative-seed"),
-    pytest.param(["--seeds", "-4"], f"--seeds -4: seeds must be integers from 0 to {MAX}", id="negative-single"),
     pytest.param(
-        ["--seeds", f"1-{MAX}0"], f"--seeds 1-{MAX}0: seeds must be integers from 0 to {MAX}", id="seed-too-big"
+        ["--seeds", "9-3"], "argument --seeds: 9-3: the range is empty (A must not exceed B)", id="reversed-range"
     ),
-    pytest.param(["--seeds", "abc"], "--seeds abc: expected a range A-B of seeds, like 1-1000", id="garbage-range"),
-    pytest.param(["--seeds", "1-2-3"], "--seeds 1-2-3: expected a range A-B of seeds, like 1-1000", id="three-parts"),
-    pytest.param(["--seeds", "1.5-3"], "--seeds 1.5-3: expected a range A-B of seeds, like 1-1000", id="fraction"),
-    pytest.param(["--seeds", "1-3", "--jobs", "0"], "--jobs 0: expected a positive integer", id="no-jobs"),
-    pytest.param(["--seeds", "1-3", "--jobs", "two"], "--jobs two: expected a positive integer", id="garbage-jobs"),
+    pytest.param(["--seeds=-1-5"], f"argument --seeds: -1-5: seeds are integers from 0 to {MAX}", id="negative-seed"),
+    pytest.param(["--seeds", "-4"], f"argument --seeds: -4: seeds are integers from 0 to {MAX}", id="negative-single"),
     pytest.param(
-        ["--seeds", "1-3", "--format", "xml"], "--format xml: expected one of table, jsonl, csv", id="unknown-format"
+        ["--seeds", "1-4294967296"],
+        f"argument --seeds: 1-4294967296: seeds are integers from 0 to {MAX} (a deal repeats every 2^32 seeds)",
+        id="seed-past-2^32",
     ),
-    pytest.param([], "--seeds A-B is required", id="no-seeds"),
+    pytest.param(
+        ["--seeds", "abc"], "argument --seeds: abc: expected a range A-B of seeds, like 1-1000", id="garbage-range"
+    ),
+    pytest.param(
+        ["--seeds", "1-2-3"], "argument --seeds: 1-2-3: expected a range A-B of seeds, like 1-1000", id="three-parts"
+    ),
+    pytest.param(
+        ["--seeds", "1.5-3"], "argument --seeds: 1.5-3: expected a range A-B of seeds, like 1-1000", id="fraction"
+    ),
+    pytest.param(["--seeds", "1-3", "--jobs", "0"], "argument --jobs: 0: expected a positive integer", id="no-jobs"),
+    pytest.param(
+        ["--seeds", "1-3", "--jobs", "two"], "argument --jobs: two: expected a positive integer", id="garbage-jobs"
+    ),
+    pytest.param(
+        ["--seeds", "1-3", "--format", "xml"],
+        "argument --format: invalid choice: 'xml' (choose from 'table', 'jsonl', 'csv')",
+        id="unknown-format",
+    ),
+    pytest.param([], "the following arguments are required: --seeds", id="no-seeds"),
     pytest.param(["--seeds"], "argument --seeds: expected one argument", id="seeds-without-value"),
     pytest.param(
         ["--seeds", "1-3", "--out", "no/such/dir/rows"],
@@ -494,14 +518,14 @@ BAD_INPUT = [
     *(
         pytest.param(
             ["--seeds", "1-3", "--scheduler", f"local:{n}"],
-            f"--scheduler local:{n}: expected local:N with N a positive integer",
+            f"argument --scheduler: local:{n}: expected local:N with N a positive integer",
             id=f"local-{n or 'zero'}",
         )
         for n in ("0", "two", "")
     ),
     pytest.param(
         ["--seeds", "1-3", "--scheduler", "local:1", "--scheduler-timeout", "0"],
-        "--scheduler-timeout 0: expected a positive number of seconds",
+        "argument --scheduler-timeout: 0: expected a positive number of seconds",
         id="no-timeout",
     ),
 ]

@@ -18,7 +18,7 @@ from triples.rate import columns as rate_columns
 from triples.rate.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS
 from triples.rate.errors import BadInput
 from triples.rate.formats import TextTable
-from triples.rate.rows import CORE_COLUMNS, RECORD_COLUMNS, RateOptions, rate_batch
+from triples.rate.rows import CORE_COLUMNS, RateOptions, rate_batch, record_columns
 from triples.shuffle import shuffled
 from triples.strategy import play_out, strategy_named
 from triples.table import Table
@@ -58,7 +58,8 @@ def test_fair_column_equals_the_fair_strategy_played_on_each_deal() -> None:
     done = rate_cli("--variant", "sum15", "--seeds", "1-4", "--fair", "--format", "jsonl", "--jobs", "2")
     assert done.returncode == 0, done.stderr
     rows = jsonl(done.stdout)
-    assert [tuple(row) for row in rows] == [(*RECORD_COLUMNS, "fair")] * 4
+    assert [tuple(row) for row in rows] == [record_columns(("fair",))] * 4
+    assert {row["analyses"] for row in rows} == {"fair"}
     assert [row["fair"] for row in rows] == [cleared("sum15", seed, "fair") for seed in range(1, 5)]
     assert [row["autoplay"] for row in rows] == [cleared("sum15", seed, "high") for seed in range(1, 5)]
     summary = done.stderr.splitlines()
@@ -159,16 +160,24 @@ def test_a_difficulty_file_resumes_with_its_columns(tmp_path: Path) -> None:
         "--variant", "classic", "--seeds", "1-3", "--difficulty", "--format", "csv", "--out", "rows", cwd=tmp_path
     )
     assert first.returncode == 0, first.stderr
-    # No --difficulty this time: the file keeps the columns it was started with.
-    done = rate_cli(
-        "--variant", "classic", "--seeds", "1-5", "--format", "csv", "--out", "rows", "--jobs", "1", cwd=tmp_path
+    written = (tmp_path / "rows").read_bytes()
+    # Without --difficulty the rows would be made otherwise: refused, the file untouched.
+    plain = ("--variant", "classic", "--seeds", "1-5", "--format", "csv", "--out", "rows", "--jobs", "1")
+    refused = rate_cli(*plain, cwd=tmp_path)
+    assert (refused.returncode, refused.stderr) == (
+        2,
+        "triples rate: error: --out rows holds rows of analyses difficulty (not none) at seed 1: "
+        "use the same options, or another file\n",
     )
+    assert (tmp_path / "rows").read_bytes() == written
+    done = rate_cli(*plain, "--difficulty", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     header, *lines = (tmp_path / "rows").read_text().splitlines()
-    assert header.split(",") == [*RECORD_COLUMNS, *DIFFICULTY_COLUMNS]
-    assert [line.split(",")[-3:] for line in lines] == [
+    assert header.split(",") == [*record_columns(DIFFICULTY_COLUMNS)]
+    assert [line.split(",")[7:10] for line in lines] == [
         [str(direct("classic", seed)[c]) for c in DIFFICULTY_COLUMNS] for seed in range(1, 6)
     ]
+    assert {line.split(",")[-2] for line in lines} == {"difficulty"}
     assert "resumed: 3 rows already in rows" in done.stderr.splitlines()
 
 
@@ -177,13 +186,13 @@ def test_a_file_without_the_column_is_refused_for_fair(tmp_path: Path, capsys: p
     assert cli.main(["rate", "--variant", "pairs", "--seeds", "1-2", "--format", "jsonl", "--out", str(rows)]) == 0
     written = rows.read_text()
     capsys.readouterr()
-    for option, missing in (("--fair", "fair"), ("--difficulty", "fair, p_random, band")):
+    for option, analyses in (("--fair", "fair"), ("--difficulty", "difficulty")):
         args = ["rate", "--variant", "pairs", "--seeds", "1-4", "--format", "jsonl", "--out", str(rows), option]
         assert cli.main(args) == 2
         assert capsys.readouterr() == (
             "",
-            f"triples rate: error: --out {rows} has no {missing} column (it was started without {option}): "
-            "use a new file\n",
+            f"triples rate: error: --out {rows} holds rows of analyses none (not {analyses}) at seed 1: "
+            "use the same options, or another file\n",
         )
     assert rows.read_text() == written
 

@@ -8,7 +8,6 @@ Most runs go through ``triples.cli.main`` in this process with one job, to keep 
 
 from __future__ import annotations
 
-import math
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,6 @@ import orjson
 import pytest
 
 from triples import cli
-from triples.rate.pick import PICK_BATCH
 
 # classic 1-40: mostly easy, medium at 1 and 5, hard at 37.
 RANGE = "1-40"
@@ -94,10 +92,9 @@ def test_pick_stops_rating_once_it_has_enough(
     status, rows, err = pick_jsonl(capsys, "--seeds", RANGE, "--band", "medium", "--count", "2", "--out", str(out))
     assert (status, [row["seed"] for row in rows]) == (0, [1, 5])
     written = [orjson.loads(line) for line in out.read_text().splitlines()]
-    # One job rates batch after batch, so it stops with the batch that held seed 5.
-    last = math.ceil(5 / PICK_BATCH) * PICK_BATCH
+    # One job rates (and writes) one seed at a time, so it stops right after seed 5.
+    last = 5
     assert [row["seed"] for row in written] == list(range(FIRST, last + 1))
-    assert last < LAST
     assert [comparable(row) for row in written] == [comparable(row) for row in brute[:last]]
     assert err[2] == "seeds looked at: 1-5 (5 deals: 5 rated)"
 
@@ -145,13 +142,28 @@ def test_fewer_found_prints_those_found_and_suggests_a_wider_range(capsys: pytes
     ]
 
 
-def test_none_found_suggests_ten_times_the_range(capsys: pytest.CaptureFixture[str]) -> None:
+def test_none_found_says_so_and_that_a_wider_range_may_not_help(capsys: pytest.CaptureFixture[str]) -> None:
     status, rows, err = pick_jsonl(capsys, "--seeds", "2-4", "--band", "hard", "--count", "1", "--winnable")
     assert (status, rows) == (1, [])
     assert err[-1] == (
-        "triples pick: only 0 hard (winnable) deals of the 1 wanted in seeds 2-4; "
-        "try a wider range, such as --seeds 2-31"
+        "triples pick: no hard (winnable) deal in seeds 2-4 (3 looked at): such deals may be rare in classic, "
+        "or absent under these conditions, so a wider range (such as --seeds 2-31) may find none either"
     )
+
+
+@pytest.mark.parametrize("band", ["medium", "hard"])
+def test_a_band_that_pairs_never_has_is_refused_before_rating(
+    band: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "rows.jsonl"
+    assert cli.main(["pick", "--variant", "pairs", "--seeds", "1-5", "--band", band, "--out", str(out)]) == 2
+    assert capsys.readouterr() == (
+        "",
+        f"triples pick: error: no pairs deal is {band}: with two cards a move, a card pairs with one value only, "
+        "so every order of play clears the same cards and the high strategy always reaches best (every deal is "
+        "easy)\n",
+    )
+    assert not out.exists()
 
 
 def test_winnable_keeps_only_deals_best_play_clears(capsys: pytest.CaptureFixture[str]) -> None:
@@ -178,18 +190,27 @@ def test_two_jobs_in_a_real_process_pick_the_same_deals(brute: list[dict[str, An
 
 
 BAD_INPUT = [
-    pytest.param(["--seeds", "1-5"], "--band easy|medium|hard is required", id="no-band"),
+    pytest.param(["--seeds", "1-5"], "the following arguments are required: --band", id="no-band"),
     pytest.param(
-        ["--seeds", "1-5", "--band", "tricky"], "--band tricky: expected one of easy, medium, hard", id="bad-band"
+        ["--seeds", "1-5", "--band", "tricky"],
+        "argument --band: invalid choice: 'tricky' (choose from 'easy', 'medium', 'hard')",
+        id="bad-band",
     ),
-    pytest.param(["--band", "easy"], "--seeds A-B is required", id="no-seeds"),
+    pytest.param(["--band", "easy"], "the following arguments are required: --seeds", id="no-seeds"),
     pytest.param(
-        ["--seeds", "1-5", "--band", "easy", "--count", "0"], "--count 0: expected a positive integer", id="count-0"
+        ["--seeds", "1-5", "--band", "easy", "--count", "0"],
+        "argument --count: 0: expected a positive integer",
+        id="count-0",
     ),
     pytest.param(
-        ["--seeds", "1-5", "--band", "easy", "--min-best", "-3"],
-        "--min-best -3: expected a non-negative integer",
+        ["--seeds", "1-5", "--band", "easy", "--min-best=-3"],
+        "argument --min-best: -3: expected a non-negative integer",
         id="min-best-negative",
+    ),
+    pytest.param(
+        ["--seeds", "0-4294967296", "--band", "easy"],
+        "argument --seeds: 0-4294967296: seeds are integers from 0 to 4294967295 (a deal repeats every 2^32 seeds)",
+        id="seed-past-2^32",
     ),
     pytest.param(
         ["--seeds", "1-5", "--band", "easy", "--min-best", "53"],
@@ -203,8 +224,8 @@ BAD_INPUT = [
     ),
     pytest.param(
         ["--variant", "grid100", "--seeds", "1-5", "--band", "easy"],
-        "--difficulty is out of reach on grid100: every card is dealt at once, so random play has astronomically "
-        "many ways to go (--fair works)",
+        "grid100 has no difficulty bands: they are rated with p_random, the chance that random moves reach best, "
+        "and with all 100 cards dealt at once random play has too many ways to go to count",
         id="grid100",
     ),
     pytest.param(
@@ -236,8 +257,8 @@ def test_an_out_file_without_the_difficulty_columns_is_refused(
         == 2
     )
     assert capsys.readouterr().err == (
-        f"triples pick: error: --out {out} has no fair, p_random, band column (it was started without --difficulty): "
-        "use a new file\n"
+        f"triples pick: error: --out {out} holds rows of analyses none (not difficulty) at seed 1: "
+        "use the same options, or another file\n"
     )
 
 

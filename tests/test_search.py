@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import random
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -373,4 +374,70 @@ def test_a_tight_recursion_limit_is_made_room_for_and_restored() -> None:
     expected = naive_best(table)
     with recursion_limit(limit):
         assert search.best_cleared(table) == expected
+        assert sys.getrecursionlimit() == limit
+
+
+# --- any rule set -----------------------------------------------------------------------------
+
+
+def test_best_and_solve_are_exact_on_random_rule_sets() -> None:
+    # A few hundred small rule sets nobody registered, against an exhaustive search written
+    # here: every per-variant table the search derives must hold for them too.
+    from tests.rule_sets import brute_best, random_variant
+    from triples.deal import seeded
+
+    rng = random.Random(2026)
+    kinds = set()
+    for _ in range(300):
+        variant = random_variant(rng)
+        table = seeded(variant, rng.randrange(2**32))
+        if rng.random() < 0.3 and (moves := rules.legal_moves(table)):
+            table.push(rng.choice(moves))  # from a position after a move too
+        expected = brute_best(table)
+        assert search.best_cleared(table) == expected, variant
+        best, line = search.solve(table)
+        assert best == expected
+        for move in line:
+            table.push(rules.check_move(table, list(move)))
+        assert table.cleared == expected and not rules.has_legal_move(table)
+        kinds.add((variant.deck, variant.per_move, variant.slots >= variant.deck_size, expected > 0))
+    assert len(kinds) >= 12  # standard and numeric, k 2..4, with and without a stock, zero and more
+
+
+# --- the deadline -----------------------------------------------------------------------------
+
+
+def test_a_long_search_stops_promptly_at_the_deadline() -> None:
+    from time import monotonic
+
+    from triples import deadline
+    from triples.deal import seeded
+
+    # grid100's fully dealt tables that miss 99 take the packing search seconds to prove.
+    grid100 = variant_named("grid100")
+    search.best_cleared(seeded(grid100, 0))  # the variant's tables, derived outside the limit
+    start = monotonic()
+    with pytest.raises(deadline.TimeLimitExceeded), deadline.limited(0.05):
+        for seed in range(1, 10_000):
+            table = seeded(grid100, seed)
+            values = [v if i % 7 else 0 for i, v in enumerate(table.values)]  # a hole: no 99
+            search.analyse_values(grid100, values, [], 0)
+    assert monotonic() - start < 2.0
+
+
+# --- stack room under threads ----------------------------------------------------------------
+
+
+def test_overlapping_rooms_put_the_limit_back_only_after_the_last() -> None:
+    from triples.search import room
+
+    limit = frames_in_use() + 20
+    with recursion_limit(limit):
+        first = room.make_room(200)
+        raised = sys.getrecursionlimit()
+        second = room.make_room(300)
+        assert first and second and sys.getrecursionlimit() >= raised > limit
+        room.release()
+        assert sys.getrecursionlimit() > limit  # the second block still counts on it
+        room.release()
         assert sys.getrecursionlimit() == limit

@@ -20,6 +20,7 @@ USAGE = {
     "solve": 'error: usage: ["solve", id]',
     "quartets": 'error: usage: ["quartets", actions]',
     "bestrun": 'error: usage: ["bestrun", config]',
+    "variants": 'error: usage: ["variants"]',
 }
 
 
@@ -293,3 +294,35 @@ def test_value_decks_for_every_numeric_variant(variant: str) -> None:
 def test_rejected_value_deck_keeps_the_game_that_was_there(deck: list[Any], variant: str, error: str) -> None:
     out = apply_all([["new", "g", SEED1], ["play", "g", [0, 2, 5]], ["new", "g", deck, variant], ["history", "g"]])
     assert out[2:] == [error, [[0, 2, 5]]]
+
+
+def test_variants_gives_every_registered_variants_rules() -> None:
+    from triples.config import VARIANTS
+
+    listed = apply_all([["variants"]])[0]
+    assert [v["name"] for v in listed] == list(VARIANTS)
+    assert listed[0] == {
+        "name": "classic",
+        "slots": 10,
+        "per_move": 3,
+        "target": 20,
+        "deck": "standard",
+        "court": [10, 10, 10],
+        "suits": 4,
+    }
+    assert listed[3] == {
+        "name": "sum15",
+        "slots": 9,
+        "per_move": 3,
+        "target": 15,
+        "deck": "numeric",
+        "top_rank": 9,
+        "suits": 4,
+    }
+    assert apply_all([["variants", "g"]]) == ['error: usage: ["variants"]']
+
+
+def test_each_operation_declares_its_cost() -> None:
+    cheap = {name for name, op in OPERATIONS.items() if op.cheap}
+    assert cheap == {"new", "play", "table", "status", "history", "moves", "undo", "variants"}
+    assert {OPERATIONS[name].cost for name in OPERATIONS if name not in cheap} == {"search"}

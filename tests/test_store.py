@@ -15,14 +15,15 @@ from typing import IO, Any
 import orjson
 import pytest
 
-from triples import cli
+from triples import __version__, cli
+from triples.options import MAX_SEED
 from triples.rate import rows as rate_rows
 from triples.rate.columns import DIFFICULTY_COLUMNS
 from triples.rate.rows import RateOptions, rate_batch, row_values
 from triples.rate.stored import provenance_of
 from triples.store import SCHEMA_VERSION, Deal, Provenance, StoreError, open_store
 
-CLASSIC = Provenance("classic", "high", (), "0.1.0")
+CLASSIC = Provenance("classic", "high", "none", "0.1.0")
 TIMEOUT = 120
 
 
@@ -41,10 +42,10 @@ def test_a_new_store_is_made_on_first_use(tmp_path: Path) -> None:
 
 def test_rows_are_kept_under_their_exact_provenance(tmp_path: Path) -> None:
     others = [
-        Provenance("sum15", "high", (), "0.1.0"),
-        Provenance("classic", "low", (), "0.1.0"),
-        Provenance("classic", "high", ("fair",), "0.1.0"),
-        Provenance("classic", "high", (), "0.0.9"),
+        Provenance("sum15", "high", "none", "0.1.0"),
+        Provenance("classic", "low", "none", "0.1.0"),
+        Provenance("classic", "high", "fair", "0.1.0"),
+        Provenance("classic", "high", "none", "0.0.9"),
     ]
     with open_store(str(tmp_path / "s.db")) as store:
         store.put(CLASSIC, [(3, {"best": 3}), (1, {"best": 1})])
@@ -55,14 +56,13 @@ def test_rows_are_kept_under_their_exact_provenance(tmp_path: Path) -> None:
             assert (store.count(other, 0, 10), list(store.rows(other, 0, 10))) == (0, [])
 
 
-def test_seeds_past_2_63_keep_their_order(tmp_path: Path) -> None:
-    seeds = [(1 << 64) - 1, 1 << 63, (1 << 63) - 1, 0, 5]
+def test_seeds_to_the_largest_keep_their_order(tmp_path: Path) -> None:
+    seeds = [MAX_SEED, 1 << 31, 0, 5]
     with open_store(str(tmp_path / "s.db")) as store:
         store.put(CLASSIC, [(seed, {"n": i}) for i, seed in enumerate(seeds)])
-        assert [seed for seed, _ in store.rows(CLASSIC, 0, (1 << 64) - 1)] == sorted(seeds)
-        assert [seed for seed, _ in store.rows(CLASSIC, 5, 1 << 63)] == [5, (1 << 63) - 1, 1 << 63]
-        assert [seed for seed, _ in store.rows(CLASSIC, 1 << 63, (1 << 64) - 1)] == [1 << 63, (1 << 64) - 1]
-        assert store.count(CLASSIC, 1, (1 << 63) - 1) == 2
+        assert [seed for seed, _ in store.rows(CLASSIC, 0, MAX_SEED)] == sorted(seeds)
+        assert list(store.rows(CLASSIC, 5, 1 << 31)) == [(5, {"n": 3}), (1 << 31, {"n": 1})]
+        assert store.count(CLASSIC, 1, MAX_SEED) == 3
 
 
 def test_a_seed_or_date_is_in_a_calendar_once(tmp_path: Path) -> None:
@@ -228,6 +228,8 @@ def test_one_writer_and_several_readers_at_once_lose_and_tear_nothing(tmp_path: 
     with open_store(db) as store:
         kept = list(store.rows(provenance_of(options), 0, 10 * last))
     # Every row once, whole, and the same as the writer printed (timings and all), whoever rated it.
-    by_seed = {row["seed"]: {k: v for k, v in row.items() if k not in ("seed", "version", "ms")} for row in written}
+    made = {"variant": "pairs", "strategy": "high", "analyses": "difficulty", "version": __version__}
+    assert all({k: row[k] for k in made} == made for row in written)
+    by_seed = {row["seed"]: {k: v for k, v in row.items() if k not in ("seed", "ms", *made)} for row in written}
     assert [seed for seed, _ in kept] == list(range(1, last + 1))
     assert all({k: v for k, v in values.items() if k != "ms"} == by_seed[seed] for seed, values in kept)

@@ -417,3 +417,39 @@ def test_autoplay_fixture_moves_are_the_reference_moves(fixture: dict[str, Any])
     table = Table(variant, deck)
     assert output["moves"] == [list(m) for m in reference_game(table, op[2] if len(op) > 2 else "high")]
     assert output["cleared"] == table.cleared
+
+
+def test_every_strategy_plays_legal_moves_on_random_rule_sets() -> None:
+    # Rule sets nobody registered: each strategy's moves pass the rules' own check, it stops
+    # only when no move is legal, and never clears more than the exact best.
+    import random
+
+    from tests.rule_sets import random_variant
+    from triples import search
+    from triples.deal import seeded
+
+    rng = random.Random(22)
+    for _ in range(40):
+        variant = random_variant(rng)
+        deck = seeded(variant, rng.randrange(2**32)).deck
+        best = search.best_cleared(Table(variant, deck))
+        for name in ("high", "first", "lookahead", "fair"):
+            table = Table(variant, deck)
+            choose = strategy.strategy_named(name)
+            while (move := choose(table)) is not None:
+                table.push(rules.check_move(table, list(move)))
+            assert not rules.has_legal_move(table) and table.cleared <= best, (variant, name)
+        high = Table(variant, deck)
+        strategy.play_out(high, strategy.high_cards_first)
+        assert high.history() == reference_high_line(Table(variant, deck)), variant
+
+
+def reference_high_line(table: Table) -> list[Move]:
+    """``high`` by its definition, over every legal slot move: values high to low, largest
+    first, ties to the smallest slot list."""
+    line: list[Move] = []
+    while moves := rules.legal_moves(table):
+        move = max(moves, key=lambda m: (sorted((table.values[p] for p in m), reverse=True), [-p for p in m]))
+        table.push(move)
+        line.append(move)
+    return line

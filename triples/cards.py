@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SUITS: tuple[str, ...] = ("S", "H", "D", "C")  # factory order (SPEC section 3)
+SUITS: tuple[str, ...] = ("S", "H", "D", "C")  # factory order (the original deal: docs/game.md)
 STANDARD_RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 
@@ -30,11 +30,11 @@ class Card:
         return cls(code[:-1], code[-1])
 
 
-def standard_deck() -> tuple[Card, ...]:
-    """The 52 cards in factory order: suits S, H, D, C, each ace to king."""
-    return tuple(Card(rank, suit) for suit in SUITS for rank in STANDARD_RANKS)
+def standard_deck(suits: int = 4) -> tuple[Card, ...]:
+    """The standard cards in factory order: the first ``suits`` of S, H, D, C, each ace to king."""
+    return tuple(Card(rank, suit) for suit in SUITS[:suits] for rank in STANDARD_RANKS)
 
 
-def numeric_deck(top: int) -> tuple[Card, ...]:
-    """Ranks 1..top in each suit, factory order (``1S 2S ... 1H ...``)."""
-    return tuple(Card(str(rank), suit) for suit in SUITS for rank in range(1, top + 1))
+def numeric_deck(top: int, suits: int = 4) -> tuple[Card, ...]:
+    """Ranks 1..top in each of the first ``suits`` suits, factory order (``1S 2S ... 1H ...``)."""
+    return tuple(Card(str(rank), suit) for suit in SUITS[:suits] for rank in range(1, top + 1))

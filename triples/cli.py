@@ -512,15 +512,15 @@ examples:
 
 
 def add_bestrun_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("configs", metavar="CONFIG", nargs="+", help="a Uniscraper config (SPEC section 9)")
+    parser.add_argument("configs", metavar="CONFIG", nargs="+", help="a Uniscraper config (see docs/uniscraper.md)")
 
 
 @command(
     "bestrun",
     summary="the best run of Uniscraper pyramid configs",
     description="""\
-Print the best run of each Uniscraper config (the pyramid solitaire of SPEC
-section 9), one JSON list of positions per line, in the order given: the
+Print the best run of each Uniscraper config (the pyramid solitaire of
+docs/uniscraper.md), one JSON list of positions per line, in the order given: the
 longest run of free cards, each one rank from the last, and among the longest
 the lexicographically smallest list of positions.
 
@@ -587,7 +587,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     "serve",
     summary="serve the interpreter over HTTP, with the deal explorer page",
     description="""\
-Serve the interpreter over HTTP (SPEC section 11) until Ctrl-C:
+Serve the interpreter over HTTP (docs/service.md) until Ctrl-C:
 
   POST /run     a JSON array of operations -> the JSON array of outputs,
                 exactly what run() (and `triples run`) gives, one fresh
@@ -651,7 +651,7 @@ def add_quartets_arguments(parser: argparse.ArgumentParser) -> None:
     "quartets",
     summary="could every player of a watched Quartets game have played fair?",
     description="""\
-Read a watched Quartets game (SPEC section 10) in the contest format: a first
+Read a watched Quartets game (docs/quartets.md) in the contest format: a first
 line with the number of actions, then one action per line ('x A y sk yes',
 'x A y sk no' or 'x Q s'). Print "yes" when some deal of the cards makes every
 action fair; else "no" and, on the next line, the number of the first action

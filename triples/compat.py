@@ -1,6 +1,6 @@
 """The original problems' own interfaces, for people who bring those problems' tests.
 
-Each class follows one text of ``../shared/reference`` (named in its docstring) and is a thin
+Each class follows one original problem (named in its docstring; see docs/compat.md) and is a thin
 layer over the engines: no rule is written twice.
 """
 
@@ -12,15 +12,16 @@ from typing import ClassVar
 
 from triples import rules, strategy
 from triples.config import Variant, variant_named
+from triples.deal import MIXED_DECK, deal
 from triples.errors import TriplesError
-from triples.session import MIXED_DECK, deal
 from triples.table import Table
 
 # ----------------------------------------------------------------- shared: decks as the texts give them
 
 
 def deal_deck(variant: Variant, deck: object) -> Table:
-    """A table dealt from an explicit deck, top first: plain values (SPEC section 8) or card codes.
+    """A table dealt from an explicit deck, top first: plain values (as ``new`` takes them for a
+    numeric deck) or card codes.
 
     A bad deck raises ``ValueError`` carrying the interpreter's message for it, without the
     ``error: `` prefix (``value 5 appears more than 4 times``).
@@ -33,20 +34,20 @@ def deal_deck(variant: Variant, deck: object) -> Table:
         raise ValueError(str(exc)) from exc
 
 
-# ----------------------------------------------------------------- reference/sum-fifteen.txt
+# ----------------------------------------------------------------- the sum-fifteen problem
 
 GREEDY_STRATEGY = "high"
 
 
 class SumFifteenSolver:
-    """The solver of ``reference/sum-fifteen.txt``: can a deck be cleared, by the best line of
+    """The solver of the sum-fifteen problem: can a deck be cleared, by the best line of
     play or by a greedy player?
 
     A deck is 36 plain values, top first, four each of 1..9 (``[5, 5, 5, 5, 1, 2, ...]``); card
     codes (``5S``) work too. The game is the ``sum15`` variant: 9 face-up cards, a move takes
     three summing to 15, the emptied places refill from the top of the deck. A deck that breaks
     the text's constraints raises ``ValueError`` with the interpreter's message for that deck
-    (SPEC section 8): ``unknown value 10 for variant 'sum15'``, ``value 5 appears more than 4
+    (as ``new`` words them): ``unknown value 10 for variant 'sum15'``, ``value 5 appears more than 4
     times``, ``deck is missing 1 card(s): 7``, or ``deck must be a list of card codes, or of
     values for a numeric deck``.
     """
@@ -55,7 +56,7 @@ class SumFifteenSolver:
 
     def can_win_optimal(self, deck: Sequence[int] | Sequence[str]) -> bool:
         """Whether any line of play clears all 36 cards: exact, by ``search.best_cleared``
-        (depth-first branch and bound over value histograms, memoised; see the README)."""
+        (depth-first branch and bound over value histograms, memoised; see docs/search.md)."""
         from triples import search  # the search is only loaded when someone asks for it
 
         table = deal_deck(self.variant, deck)
@@ -77,14 +78,14 @@ class SumFifteenSolver:
         return table.cleared == self.variant.deck_size
 
 
-# ----------------------------------------------------------------- reference/card-game-grid.txt
+# ----------------------------------------------------------------- the card-game-grid problem
 
 GRID_VARIANTS: dict[tuple[int, int], str] = {(3, 4): "grid", (10, 10): "grid100"}
 
 
 @dataclass(frozen=True, slots=True)
 class GridCard:
-    """A card as ``card-game-grid.txt`` shows it: ``value`` is what sums use."""
+    """A card as the card-game-grid problem shows it: ``value`` is what sums use."""
 
     value: int
     suit: str
@@ -98,7 +99,7 @@ class GridCard:
 
 
 class CardGame:
-    """The game engine of ``reference/card-game-grid.txt``: its methods (``getGrid``,
+    """The game engine of the card-game-grid problem: its methods (``getGrid``,
     ``playMove``, ``getTurnsPlayed``, ``getTargetSum``) in Python spelling.
 
     ``CardGame(seed)`` deals the 3x4 grid: 36 cards (1..9, four suits), 12 face up, a turn
@@ -165,7 +166,7 @@ class CardGame:
 
 
 class Solver:
-    """The solver of ``reference/card-game-grid.txt`` over a ``CardGame``.
+    """The solver of the card-game-grid problem over a ``CardGame``.
 
     - ``find_triple()``: the first valid triple in position order (the text's naive
       enumeration), as a list of three positions, or ``None``; plays nothing.
@@ -200,11 +201,11 @@ class Solver:
         return self.game.get_turns_played()
 
 
-# ----------------------------------------------------------------- SPEC section 9: Uniscraper
+# ----------------------------------------------------------------- Uniscraper
 
 
 class Uniscraper:
-    """The games team's pyramid solitaire, Uniscraper, as SPEC section 9 describes it.
+    """The games team's pyramid solitaire, Uniscraper (docs/uniscraper.md).
 
     ``bestRun(config)`` is ``["bestrun", config]``: the positions (1..36) of the longest run
     from the config, in the order they are removed; among the longest, the lexicographically

@@ -31,17 +31,29 @@ class Variant(BaseModel):
     court: tuple[int, int, int] | None = Field(default=None, description="values of J, Q, K; None for a numeric deck")
     deck: Literal["standard", "numeric"] = "standard"
     top_rank: int = Field(default=13, ge=1, description="highest rank of a numeric deck")
+    suits: int = Field(default=4, ge=1, le=4, description="how many of the suits S, H, D, C the deck has")
 
     def model_post_init(self, context: object) -> None:
         if (self.deck == "standard") != (self.court is not None):
             raise ValueError("court values are given exactly when the deck is standard")
+
+    def __hash__(self) -> int:
+        # Every cache keys on the variant's value: hashing all the fields on each look-up would
+        # cost more than a small search, so the hash is computed once.
+        return self.rules_hash
+
+    @cached_property
+    def rules_hash(self) -> int:
+        return hash(tuple(getattr(self, name) for name in type(self).model_fields))
 
     # Derived once per variant and kept in the instance dict (cached_property): the hot paths
     # read these on every move, and pydantic's private attributes are slow to reach.
     @cached_property
     def cards(self) -> tuple[Card, ...]:
         """The deck in factory order."""
-        return standard_deck() if self.deck == "standard" else numeric_deck(self.top_rank)
+        if self.deck == "standard":
+            return standard_deck(self.suits)
+        return numeric_deck(self.top_rank, self.suits)
 
     @cached_property
     def card_values(self) -> dict[Card, int]:

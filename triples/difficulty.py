@@ -31,11 +31,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from math import comb
 from typing import Generic, Literal, TypeVar
 
-from triples import rules, search
+from triples import caches, deadline, search
 from triples.config import Variant
+from triples.derived import derived
 from triples.errors import TriplesError
 from triples.strategy import Strategy, play_out, strategy_named
 from triples.table import Table
@@ -48,9 +48,11 @@ BANDS: tuple[Band, ...] = ("easy", "medium", "hard")
 Chance = TypeVar("Chance", float, Fraction)
 
 # Far above what any deal of the registered variants but grid100 needs (the most seen over
-# 500 seeds per variant is in the README, under 3,100); a fully dealt grid100 table needs
+# 500 seeds per variant is on docs/benchmarks.md, under 3,100); a fully dealt grid100 table needs
 # astronomically many and is refused after some 3 to 10 seconds.
 DEFAULT_MAX_STATES = 200_000
+# The deadline is checked once per this many + 1 expanded states.
+CHECK_EVERY = 1023
 
 
 class TooManyStates(TriplesError):
@@ -85,42 +87,33 @@ class _Moves:
     position_shift: int
 
 
-_MOVES: dict[Variant, _Moves] = {}
-
-
-def _moves_for(variant: Variant) -> _Moves:
-    cached = _MOVES.get(variant)
-    if cached is not None:
-        return cached
-    top, k, most = variant.max_value, variant.per_move, max(1, variant.most_of_a_value)
-    width = most.bit_length() + 1
-    shift = (0, *(width * (v - 1) for v in range(1, top + 1)))
-    combos = []
-    for combo in rules.value_combos(variant.copies, k, variant.target):
-        uses = rules.multiplicities(combo)
-        if all(m <= most for _, m in uses):
-            combos.append((sum(m << shift[v] for v, m in uses), tuple((shift[v], m) for v, m in uses)))
-    built = _Moves(
-        per_move=k,
-        target=variant.target,
-        top=top,
-        shift=shift,
-        mask=(1 << (width - 1)) - 1,
-        guards=sum(1 << (shift[v] + width - 1) for v in range(1, top + 1)),
-        combos=tuple(combos),
-        binomial=tuple(tuple(comb(n, m) for m in range(k + 1)) for n in range(most + 1)),
-        position_shift=width * top,
+def _build_moves(variant: Variant) -> _Moves:
+    tables = derived(variant)
+    layout = tables.counts  # the shared count layout: binary fields, a guard bit above each
+    shift = layout.shift
+    combos = tuple(
+        (need, tuple((shift[v], m) for v, m in uses)) for need, uses in zip(layout.needs, tables.uses, strict=True)
     )
-    _MOVES[variant] = built
-    return built
+    return _Moves(
+        per_move=tables.per_move,
+        target=tables.target,
+        top=tables.top,
+        shift=shift,
+        mask=layout.mask,
+        guards=layout.guards,
+        combos=combos,
+        binomial=tables.binomial,
+        position_shift=layout.end,
+    )
+
+
+_moves_for = caches.per_variant("random play moves", _build_moves)
 
 
 class _RandomPlay(Generic[Chance]):
     """One computation from one position. The table is only read."""
 
-    def __init__(
-        self, table: Table, goal: int, zero: Chance, one: Chance, tails: dict[int, Chance], max_states: int
-    ) -> None:
+    def __init__(self, table: Table, goal: int, zero: Chance, one: Chance, max_states: int) -> None:
         self.moves = moves = _moves_for(table.variant)
         self.goal = goal
         self.zero: Chance = zero
@@ -135,10 +128,15 @@ class _RandomPlay(Generic[Chance]):
         # cleared = base + stock position - cards on the table (0 for tables built by push/pop)
         self.base = table.cleared - (table.next_card - self.on_table)
         self.memo: dict[int, Chance] = {}
-        self.tails: dict[int, Chance] = tails
+        # States with an empty stock, keyed by counts and cards still wanted. They recur within
+        # a call, and would across deals too (grid: 3,000 distinct among 45,000 visits over 40
+        # deals), but a memo kept across calls would make ``states``, and so whether
+        # ``max_states`` is exceeded, depend on what the process computed before: per call.
+        self.tails: dict[int, Chance] = {}
         self.states = 0
 
     def run(self) -> Chance:
+        deadline.check()
         moves, p, n = self.moves, self.start, self.on_table
         cleared = self.base + p - n
         if cleared >= self.goal:
@@ -158,6 +156,8 @@ class _RandomPlay(Generic[Chance]):
         self.states += 1
         if self.states > self.max_states:
             raise TooManyStates(self.max_states)
+        if not self.states & CHECK_EVERY:
+            deadline.check()
         binomial, mask, shift = moves.binomial, moves.mask, moves.position_shift
         k = moves.per_move
         refill = self.deck[p : p + k]
@@ -166,7 +166,7 @@ class _RandomPlay(Generic[Chance]):
         child_cleared = self.base + child_p - child_n
         if child_p == self.size:
             # An empty stock: the state no longer depends on the deal, only on the counts and
-            # on how many cards are still wanted, so its memo is shared by every deal.
+            # on how many cards are still wanted, so states reached by several lines share it.
             child_memo, child_shifted = self.tails, (self.goal - child_cleared) << shift
         else:
             child_memo, child_shifted = memo, child_p << shift
@@ -204,32 +204,11 @@ class _RandomPlay(Generic[Chance]):
         return result
 
 
-# Per variant, the chances of states with an empty stock (keyed by counts and cards still
-# wanted), kept across calls: they recur from deal to deal (grid: 3,000 distinct among 45,000
-# visits over 40 deals). Emptied when they grow past TAIL_MEMO_LIMIT entries.
-TAIL_MEMO_LIMIT = 500_000
-_FLOAT_TAILS: dict[Variant, dict[int, float]] = {}
-_EXACT_TAILS: dict[Variant, dict[int, Fraction]] = {}
-
-
-def _tails(memos: dict[Variant, dict[int, Chance]], variant: Variant) -> dict[int, Chance]:
-    memo = memos.setdefault(variant, {})
-    if len(memo) > TAIL_MEMO_LIMIT:
-        memo.clear()
-    return memo
-
-
 @contextmanager
 def cold_memo() -> Iterator[None]:
-    """Inside, calls start from an empty memo and share none with calls outside (for measuring
-    a cold start, and for showing that the memo kept across calls changes no answer)."""
-    global _FLOAT_TAILS, _EXACT_TAILS
-    saved = _FLOAT_TAILS, _EXACT_TAILS
-    _FLOAT_TAILS, _EXACT_TAILS = {}, {}
-    try:
-        yield
-    finally:
-        _FLOAT_TAILS, _EXACT_TAILS = saved
+    """Kept for callers that measured a cold start: every call starts from an empty memo now
+    (see ``_RandomPlay.tails``), so inside and outside are alike."""
+    yield
 
 
 def _goal(table: Table, goal: int | None) -> int:
@@ -237,8 +216,7 @@ def _goal(table: Table, goal: int | None) -> int:
 
 
 def _float_play(table: Table, goal: int | None, max_states: int) -> _RandomPlay[float]:
-    tails = _tails(_FLOAT_TAILS, table.variant)
-    return _RandomPlay(table, _goal(table, goal), 0.0, 1.0, tails, max_states)
+    return _RandomPlay(table, _goal(table, goal), 0.0, 1.0, max_states)
 
 
 def p_random_exact(table: Table, goal: int | None = None, *, max_states: int = DEFAULT_MAX_STATES) -> Fraction:
@@ -246,8 +224,7 @@ def p_random_exact(table: Table, goal: int | None = None, *, max_states: int = D
     (cards already cleared included); ``goal`` defaults to the position's exact ``best``.
 
     Raises TooManyStates when more than ``max_states`` states would be expanded."""
-    tails = _tails(_EXACT_TAILS, table.variant)
-    return _RandomPlay(table, _goal(table, goal), Fraction(0), Fraction(1), tails, max_states).run()
+    return _RandomPlay(table, _goal(table, goal), Fraction(0), Fraction(1), max_states).run()
 
 
 def p_random(table: Table, goal: int | None = None, *, max_states: int = DEFAULT_MAX_STATES) -> float:

@@ -26,7 +26,8 @@ position always gets one move, whatever the stock, the process or the number of 
 
 With nothing unseen the deterministic search is exact (``_open_choice``). In pairs every
 candidate is worth the same (a card pairs with one value only), so ``high``'s choice is
-taken without search. Choices are kept per seen position, and the exact memo across games.
+taken without search. Choices are kept per seen position (and per variant: its rules, not its
+name), and the exact memo across games, both bounded (``triples.caches``).
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from triples import rules, search
+from triples import caches, deadline, rules, search
 from triples.config import Variant
+from triples.derived import derived
 from triples.table import Move, Table
 
 Combo = tuple[int, ...]
@@ -49,8 +51,11 @@ EXACT_UNSEEN = 12
 EXACT_UNSEEN_BY_VARIANT = {"grid": 9}
 # Random orders per candidate in the sampling part.
 DEFAULT_SAMPLES = 30
-# The strategy's exact memo is kept between moves and games, and emptied past this size.
+# The strategy's exact memo is kept between moves and games; past this size its oldest
+# entries go first.
 MEMO_LIMIT = 1_000_000
+# The deadline is checked once per this many + 1 states the expectimax settles.
+CHECK_EVERY = 1023
 # With nothing hidden, tables up to this size get every earlier candidate checked (see
 # ``_open_choice``).
 SMALL_TABLE = 16
@@ -88,40 +93,28 @@ class Packing:
         return key
 
 
-_PACKINGS: dict[Variant, Packing] = {}
-
-
-def packing_for(variant: Variant) -> Packing:
-    found = _PACKINGS.get(variant)
-    if found is not None:
-        return found
-    top, copies = variant.max_value, variant.copies
-    table_width = variant.most_of_a_value.bit_length() + 1  # one guard bit above the count
+def _build_packing(variant: Variant) -> Packing:
+    tables = derived(variant)
+    top, copies, layout = tables.top, variant.copies, tables.counts
+    table_shift = layout.shift  # the shared count layout: a guard bit above each count
     unseen_width = max(copies).bit_length()
-    table_shift = (0, *(table_width * (v - 1) for v in range(1, top + 1)))
-    base = table_width * top
+    base = layout.end
     unseen_shift = (0, *(base + unseen_width * (v - 1) for v in range(1, top + 1)))
-    guards = sum(1 << (table_shift[v] + table_width - 1) for v in range(1, top + 1))
     s = top + 1
     symmetric = variant.per_move * s == 2 * variant.target and all(copies[v] == copies[s - v] for v in range(1, s))
     mirror = s if symmetric else 0
-    combos = sorted(
-        rules.value_combos(copies, variant.per_move, variant.target),
-        key=lambda combo: combo[::-1],
-        reverse=True,
-    )
 
     def need(combo: Combo, mirrored: bool) -> int:
         return sum(1 << table_shift[mirror - v if mirrored else v] for v in combo)
 
-    moves = tuple((combo, need(combo, False), need(combo, bool(mirror))) for combo in combos)
+    moves = tuple((combo, need(combo, False), need(combo, bool(mirror))) for combo in tables.high_first)
     draws = []
     for v in range(1, top + 1):
         w = mirror - v if mirror else v
         add = (1 << table_shift[v]) - (1 << unseen_shift[v])
         mirror_add = (1 << table_shift[w]) - (1 << unseen_shift[w])
         draws.append((v, unseen_shift[v], add, mirror_add))
-    built = Packing(
+    return Packing(
         variant=variant,
         per_move=variant.per_move,
         slots=variant.slots,
@@ -129,13 +122,14 @@ def packing_for(variant: Variant) -> Packing:
         table_shift=table_shift,
         unseen_shift=unseen_shift,
         unseen_mask=(1 << unseen_width) - 1,
-        guards=guards,
+        guards=layout.guards,
         moves=moves,
         draws=tuple(draws),
         mirror=mirror,
     )
-    _PACKINGS[variant] = built
-    return built
+
+
+packing_for = caches.per_variant("fair packings", _build_packing)
 
 
 class Expectimax:
@@ -144,7 +138,8 @@ class Expectimax:
 
     def __init__(self, variant: Variant) -> None:
         self.packing = packing_for(variant)
-        self.memo: dict[int, float] = {}
+        # Values of a pure function of the key: shared by threads, trimmed between moves.
+        self.memo: caches.Memo[int, float] = caches.Memo("fair exact", MEMO_LIMIT)
         self._expected = self._expected_function()
 
     def expected(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> float:
@@ -204,6 +199,8 @@ class Expectimax:
                         if found + k > result:
                             result = found + k
             memo[canonical] = result
+            if not len(memo) & CHECK_EVERY:
+                deadline.check()
             return result
 
         return expected
@@ -262,6 +259,8 @@ class ExpectimaxWin:
                             won = found.imag
                 result = complex(cleared, won)
             memo[canonical] = result
+            if not len(memo) & CHECK_EVERY:
+                deadline.check()
             return result
 
         key, mirror_key = packing.pack(table_counts, unseen_counts)
@@ -326,6 +325,7 @@ def sampled_scores(
     base = [v for v in range(1, len(table_counts)) for _ in range(table_counts[v])]
     totals = [0] * len(candidates)
     for order in sample_orders(variant, table_counts, unseen_counts, cleared, samples):
+        deadline.check()
         deck = search.FixedDeck(variant, order)
         refill = order[:k]
         for i, combo in enumerate(candidates):
@@ -345,29 +345,29 @@ class Choice:
     scores: tuple[float, ...]  # per candidate: expected cleared (exact) or total over samples
 
 
-_EXACT: dict[Variant, Expectimax] = {}
+_exact_players = caches.per_variant("fair exact players", Expectimax)
 
 
 def exact_player(variant: Variant) -> Expectimax:
-    """The strategy's expectimax for a variant, kept between calls (memo emptied when large)."""
-    player = _EXACT.get(variant)
-    if player is None or len(player.memo) > MEMO_LIMIT:
-        player = _EXACT[variant] = Expectimax(variant)
+    """The strategy's expectimax for a variant, kept between calls (its memo bounded)."""
+    player = _exact_players(variant)
+    player.memo.trim()
     return player
 
 
 # The choice is a function of what the player sees, so it is kept: on grid100 every deal
-# shows the same cards, and in any variant openings and endings recur across games.
-_CHOICES: dict[tuple[object, ...], Choice] = {}
+# shows the same cards, and in any variant openings and endings recur across games. Keyed by
+# the variant itself (its rules), never by its name alone.
 CHOICE_LIMIT = 200_000
+_choices: caches.Memo[tuple[object, ...], Choice] = caches.memo("fair choices", CHOICE_LIMIT)
 
 
 def forget(memos: bool = True) -> None:
     """Empty the kept choices, and the exact memos too unless ``memos`` is False (benchmarks
-    and tests start cold with this)."""
-    _CHOICES.clear()
+    and tests start cold with this; ``triples.caches.clear`` empties every cache)."""
+    _choices.clear()
     if memos:
-        _EXACT.clear()
+        _exact_players.clear()
 
 
 def choose(table: Table, samples: int = DEFAULT_SAMPLES, exact_unseen: int | None = None) -> Choice:
@@ -377,12 +377,11 @@ def choose(table: Table, samples: int = DEFAULT_SAMPLES, exact_unseen: int | Non
     if exact_unseen is None:
         exact_unseen = EXACT_UNSEEN_BY_VARIANT.get(variant.name, EXACT_UNSEEN)
     table_counts, unseen_counts = seen_counts(table)
-    seen = (variant.name, tuple(table_counts), tuple(unseen_counts), table.cleared, samples, exact_unseen)
-    found = _CHOICES.get(seen)
+    seen = (variant, tuple(table_counts), tuple(unseen_counts), table.cleared, samples, exact_unseen)
+    found = _choices.get(seen)
     if found is None:
-        if len(_CHOICES) >= CHOICE_LIMIT:
-            _CHOICES.clear()
-        found = _CHOICES[seen] = _choose(variant, table_counts, unseen_counts, table.cleared, samples, exact_unseen)
+        _choices.trim()
+        found = _choices[seen] = _choose(variant, table_counts, unseen_counts, table.cleared, samples, exact_unseen)
     return found
 
 

@@ -1,4 +1,4 @@
-"""Uniscraper (SPEC section 9): a one-pyramid solitaire and its exact best run.
+"""Uniscraper (docs/uniscraper.md): a one-pyramid solitaire and its exact best run.
 
 Thirty-six positions, numbered 1..36 row by row, form a pyramid of eight rows. A card is free
 when neither position covering it (the two below it in the next row) still holds a card. A
@@ -30,7 +30,7 @@ MAX_COPIES = 4  # a standard deck holds four cards of each rank
 
 
 class ConfigError(TriplesError):
-    """A config that breaks SPEC section 9's rules; the message names the problem."""
+    """A config that breaks Uniscraper's rules for a config; the message names the problem."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(f"bad config: {reason}")
@@ -213,7 +213,7 @@ class RunSearch:
 
 
 def best_run(config: str) -> list[int]:
-    """SPEC section 9's answer for a config: the positions of the best run, in removal order.
+    """The ``bestrun`` answer for a config: the positions of the best run, in removal order.
 
     Raises ConfigError for an invalid config.
     """

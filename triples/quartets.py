@@ -1,4 +1,4 @@
-"""Quartets (SPEC section 10): could every player of a watched game have played fair?
+"""Quartets (docs/quartets.md): could every player of a watched game have played fair?
 
 Four players hold hidden hands; only the actions are seen. A deal of the cards is *fair* for
 a list of actions when, dealt that way, every asker held a card of the set asked for and
@@ -35,7 +35,7 @@ matching is no longer maintained. Every later action is still checked against th
 the physical facts: an input error anywhere in the list makes the whole answer that error,
 even after cheating is certain (the list is not a game that can be judged).
 
-Choices where the SPEC is silent: action lines are tokens separated by single spaces (the
+Choices where the game's rules are silent: action lines are tokens separated by single spaces (the
 contest reader, ``read_contest``, accepts any whitespace); asking for a card one holds is
 foolish but fair, and that card counts as holding its set; a "no" for a card known to be in
 the speaker's hand is cheating, not an input error; a quartet may be shown only on one's own

@@ -1,4 +1,4 @@
-"""Move validation in the SPEC's order, and move enumeration in value space.
+"""Move validation in the documented order (docs/operations.md), and move enumeration in value space.
 
 Only values matter to a sum, so moves are found as combinations of *values* (grid100 has
 25 values but C(100, 3) = 161,700 slot triples) and only then expanded to slots.
@@ -14,7 +14,7 @@ from triples.table import Move, Table
 
 
 class IllegalMove(TriplesError):
-    """A move the rules reject; the message is the SPEC's text without the ``error: `` prefix."""
+    """A move the rules reject; the message is the documented text without the ``error: `` prefix."""
 
 
 def check_move(table: Table, positions: object) -> Move:

@@ -9,17 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
 from triples import rules, strategy
-from triples.cards import Card
-from triples.config import DEFAULT_VARIANT, Variant, variant_named
+from triples.config import DEFAULT_VARIANT, VARIANTS, Variant, variant_named
+from triples.deal import MIXED_DECK, deal
 from triples.errors import TriplesError
-from triples.shuffle import shuffled
 from triples.strategy import DEFAULT_STRATEGY
 from triples.table import Table
+
+__all__ = ["MIXED_DECK", "OPERATIONS", "Session", "deal", "operation"]
 
 GameId = StrictStr | StrictInt
 Output = Any  # a JSON value: the table, "ok", a dict or list of ints, or an error string
@@ -53,11 +54,18 @@ class AutoplayArgs(Args):
 Handler = Callable[["Session", Any], Output]
 
 
+# What an operation may cost, declared when it is registered: "cheap" ones answer in
+# microseconds to milliseconds whatever their arguments, so a server may run them on its event
+# loop; "search" ones can run long (a search, a judge of a long game) and belong on a worker.
+Cost = Literal["cheap", "search"]
+
+
 @dataclass(frozen=True)
 class Operation:
     name: str
     args: type[BaseModel]  # Args, or a model of its own for an operation that takes no game id
     handler: Handler
+    cost: Cost = "cheap"
     # Read off the model once: pydantic's class-level ``model_fields`` is slow to reach per call.
     fields: tuple[str, ...] = dataclass_field(init=False)
     required: int = dataclass_field(init=False)
@@ -65,6 +73,11 @@ class Operation:
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", tuple(self.args.model_fields))
         object.__setattr__(self, "required", sum(i.is_required() for i in self.args.model_fields.values()))
+
+    @property
+    def cheap(self) -> bool:
+        """Whether the operation was declared cheap: safe to run on a server's event loop."""
+        return self.cost == "cheap"
 
     @property
     def usage(self) -> str:
@@ -85,11 +98,12 @@ class Operation:
 OPERATIONS: dict[str, Operation] = {}
 
 
-def operation(name: str, args: type[BaseModel] = Args) -> Callable[[Handler], Handler]:
-    """Register a handler under an operation name, with the model its arguments must fit."""
+def operation(name: str, args: type[BaseModel] = Args, *, cost: Cost = "cheap") -> Callable[[Handler], Handler]:
+    """Register a handler under an operation name, with the model its arguments must fit and
+    what it may cost (see ``Cost``)."""
 
     def register(handler: Handler) -> Handler:
-        OPERATIONS[name] = Operation(name, args, handler)
+        OPERATIONS[name] = Operation(name, args, handler, cost)
         return handler
 
     return register
@@ -130,71 +144,6 @@ def writable(message: str) -> str:
     except UnicodeEncodeError:
         return message.encode(errors="backslashreplace").decode()
     return message
-
-
-def deal(variant: Variant, seed_or_deck: int | list[Any]) -> Table:
-    """A new table from a seed or from an explicit deck (top card first)."""
-    if isinstance(seed_or_deck, int):  # any integer: the generator keeps seed mod 2**32
-        return Table(variant, shuffled(variant.cards, seed_or_deck))
-    return Table(variant, explicit_deck(variant, seed_or_deck))
-
-
-def explicit_deck(variant: Variant, items: list[Any]) -> list[Card]:
-    """The cards of an explicit deck: card codes, or for a numeric variant plain values (SPEC
-    section 8). An empty list counts as codes, so it keeps the code deck's "missing" error."""
-    if variant.deck == "numeric" and not all(isinstance(item, str) for item in items):
-        if not all(type(item) is int for item in items):  # bool is an int subclass, not a value
-            raise OperationError(MIXED_DECK)
-        return parse_values(variant, items)
-    return parse_deck(variant, items)
-
-
-def parse_deck(variant: Variant, codes: list[Any]) -> list[Card]:
-    """The cards of an explicit deck, which must hold every card of the variant exactly once."""
-    cards: list[Card] = []
-    seen: set[Card] = set()
-    for code in codes:
-        if not isinstance(code, str):
-            raise OperationError("deck must be a list of card codes")
-        card = variant.card(code)
-        if card is None:
-            raise OperationError(f"unknown card '{code}' for variant '{variant.name}'")
-        if card in seen:
-            raise OperationError(f"card '{code}' appears twice in the deck")
-        seen.add(card)
-        cards.append(card)
-    missing = [c.code for c in variant.cards if c not in seen]
-    if missing:
-        raise OperationError(f"deck is missing {len(missing)} card(s): {' '.join(missing[:5])}")
-    return cards
-
-
-MIXED_DECK = "deck must be a list of card codes, or of values for a numeric deck"
-
-
-def parse_values(variant: Variant, values: list[int]) -> list[Card]:
-    """A numeric deck given as plain values, top first: the n-th copy of a value gets that
-    value's n-th card in factory order (suits S, H, D, C), so the first 5 is 5S, the second 5H.
-
-    Checked in SPEC section 8's order over the whole list: unknown values, then a value given
-    too often, then missing values (listed ascending, the first five).
-    """
-    copies = variant.copies
-    for v in values:
-        if not 0 < v < len(copies) or not copies[v]:
-            raise OperationError(f"unknown value {v} for variant '{variant.name}'")
-    by_value = variant.cards_of_value
-    used = [0] * len(copies)
-    cards: list[Card] = []
-    for v in values:
-        if used[v] == copies[v]:
-            raise OperationError(f"value {v} appears more than {copies[v]} times")
-        cards.append(by_value[v][used[v]])
-        used[v] += 1
-    missing = [str(v) for v in range(1, len(copies)) for _ in range(copies[v] - used[v])]
-    if missing:
-        raise OperationError(f"deck is missing {len(missing)} card(s): {' '.join(missing[:5])}")
-    return cards
 
 
 def moves_json(moves: list[Any]) -> list[list[int]]:
@@ -245,7 +194,7 @@ def op_undo(session: Session, args: Args) -> Output:
     return "ok"
 
 
-@operation("autoplay", AutoplayArgs)
+@operation("autoplay", AutoplayArgs, cost="search")
 def op_autoplay(session: Session, args: AutoplayArgs) -> Output:
     table = session.table(args.id)
     choose = strategy.strategy_named(args.strategy)
@@ -253,14 +202,14 @@ def op_autoplay(session: Session, args: AutoplayArgs) -> Output:
     return {"moves": moves_json(moves), "cleared": table.cleared}
 
 
-@operation("best")
+@operation("best", cost="search")
 def op_best(session: Session, args: Args) -> Output:
     from triples import search
 
     return search.best_cleared(session.table(args.id))
 
 
-@operation("solve")
+@operation("solve", cost="search")
 def op_solve(session: Session, args: Args) -> Output:
     from triples import search
 
@@ -269,14 +218,14 @@ def op_solve(session: Session, args: Args) -> Output:
 
 
 class BestrunArgs(BaseModel):
-    """``["bestrun", config]``: no game id, the whole pyramid is in the config (SPEC section 9)."""
+    """``["bestrun", config]``: no game id, the whole pyramid is in the config."""
 
     model_config = ConfigDict(strict=True, frozen=True)
 
     config: StrictStr
 
 
-@operation("bestrun", BestrunArgs)
+@operation("bestrun", BestrunArgs, cost="search")
 def op_bestrun(session: Session, args: BestrunArgs) -> Output:
     from triples import pyramid
 
@@ -291,8 +240,38 @@ class QuartetsArgs(BaseModel):
     actions: list[StrictStr]
 
 
-@operation("quartets", QuartetsArgs)
+@operation("quartets", QuartetsArgs, cost="search")
 def op_quartets(session: Session, args: QuartetsArgs) -> Output:
     from triples import quartets
 
     return quartets.judge(args.actions).as_json()
+
+
+class NoArgs(BaseModel):
+    """An operation with no arguments at all."""
+
+    model_config = ConfigDict(strict=True, frozen=True)
+
+
+@operation("variants", NoArgs)
+def op_variants(session: Session, args: NoArgs) -> Output:
+    """Every registered variant's rules, in registration order: what a client (the explorer)
+    needs to offer them without a copy of the registry."""
+    return [variant_rules(variant) for variant in VARIANTS.values()]
+
+
+def variant_rules(variant: Variant) -> dict[str, Any]:
+    """A variant's rules as JSON: ``court`` for a standard deck, ``top_rank`` for a numeric one."""
+    described: dict[str, Any] = {
+        "name": variant.name,
+        "slots": variant.slots,
+        "per_move": variant.per_move,
+        "target": variant.target,
+        "deck": variant.deck,
+    }
+    if variant.court is not None:
+        described["court"] = list(variant.court)
+    else:
+        described["top_rank"] = variant.top_rank
+    described["suits"] = variant.suits
+    return described

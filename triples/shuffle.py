@@ -1,4 +1,4 @@
-"""The original Triples deal (SPEC section 3): a 32-bit LCG and a backward Fisher-Yates.
+"""The original Triples deal (docs/game.md): a 32-bit LCG and a backward Fisher-Yates.
 
 Seeds are forever: the games team's service deals with exactly this, and recorded games name
 their tables by seed. Never change it.

@@ -8,18 +8,13 @@ few and fixed, so an ORM would only hide them.
 
 What is kept:
 
-- ``provenance``: what produced rows: the variant's canonical name, the strategy, the analyses
-  (opt-in columns, comma-separated in the order computed) and the version of triples. A row is
-  reused only under exactly the same four.
-- ``rows``: one per (provenance, seed): the row's values as a JSON object (the seed and version
-  are in the key, not repeated).
+- ``provenance``: what produced rows, as rows files record it: the variant's canonical name, the
+  strategy, the analyses (the name of the opt-in columns asked for) and the version of triples.
+  A row is reused only under exactly the same four.
+- ``rows``: one per (provenance, seed): the row's other values as a JSON object (the seed and
+  the provenance are its key, not repeated).
 - ``calendar``: one deal per (variant, date), and no seed twice in a variant's calendar. A date,
   once set, is never changed by this module: the calendar only grows.
-
-Seeds run to 2**64 - 1 but SQLite integers are signed 64-bit, so a seed from 2**63 on is kept
-as 20-digit text. SQLite orders every integer before every text, so seed order and range
-queries stay right across the boundary (the ``seed`` columns have no declared type for that:
-a declared INTEGER would turn such text into a float).
 
 Transactions: reads run one statement at a time in autocommit mode, each seeing a committed
 state; writes take the write lock up front (``BEGIN IMMEDIATE``) so that a writer waits for
@@ -42,7 +37,6 @@ from triples.errors import TriplesError
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x54524950  # "TRIP": marks a SQLite file as a triples store
 BUSY_TIMEOUT_SECONDS = 60.0
-TEXT_SEEDS_FROM = 1 << 63  # seeds from here on are stored as text
 
 SCHEMA = """
 CREATE TABLE provenance (
@@ -55,14 +49,14 @@ CREATE TABLE provenance (
 );
 CREATE TABLE rows (
     provenance INTEGER NOT NULL REFERENCES provenance (id),
-    seed NOT NULL,
+    seed INTEGER NOT NULL,
     data BLOB NOT NULL,
     PRIMARY KEY (provenance, seed)
 ) WITHOUT ROWID;
 CREATE TABLE calendar (
     variant TEXT NOT NULL,
     date TEXT NOT NULL,
-    seed NOT NULL,
+    seed INTEGER NOT NULL,
     spec TEXT NOT NULL,
     band TEXT NOT NULL,
     best INTEGER NOT NULL,
@@ -87,7 +81,7 @@ class Provenance:
 
     variant: str  # the variant's canonical name
     strategy: str
-    analyses: tuple[str, ...]
+    analyses: str  # the name of the opt-in columns asked for: none, fair, difficulty
     version: str
 
 
@@ -103,14 +97,6 @@ class Deal:
     best: int
     fair: int
     p_random: float
-
-
-def seed_key(seed: int) -> int | str:
-    return seed if seed < TEXT_SEEDS_FROM else f"{seed:020d}"
-
-
-def seed_of(key: int | str) -> int:
-    return key if isinstance(key, int) else int(key)
 
 
 class Store:
@@ -156,7 +142,7 @@ class Store:
         known = self._provenance_ids.get(provenance)
         if known is not None:
             return known
-        key = (provenance.variant, provenance.strategy, ",".join(provenance.analyses), provenance.version)
+        key = (provenance.variant, provenance.strategy, provenance.analyses, provenance.version)
         select = "SELECT id FROM provenance WHERE variant = ? AND strategy = ? AND analyses = ? AND version = ?"
         with self.failures():
             found = self.connection.execute(select, key).fetchone()
@@ -179,9 +165,8 @@ class Store:
             return
         query = "SELECT seed, data FROM rows WHERE provenance = ? AND seed >= ? AND seed <= ? ORDER BY seed"
         with self.failures():
-            cursor = self.connection.execute(query, (pid, seed_key(first), seed_key(last)))
-            for key, data in cursor:
-                yield seed_of(key), orjson.loads(data)
+            for seed, data in self.connection.execute(query, (pid, first, last)):
+                yield seed, orjson.loads(data)
 
     def count(self, provenance: Provenance, first: int, last: int) -> int:
         pid = self.provenance_id(provenance, create=False)
@@ -189,12 +174,12 @@ class Store:
             return 0
         query = "SELECT count(*) FROM rows WHERE provenance = ? AND seed >= ? AND seed <= ?"
         with self.failures():
-            return int(self.connection.execute(query, (pid, seed_key(first), seed_key(last))).fetchone()[0])
+            return int(self.connection.execute(query, (pid, first, last)).fetchone()[0])
 
     def put(self, provenance: Provenance, rows: Iterable[tuple[int, Mapping[str, Value]]]) -> None:
         """Keep ``rows`` (seed, values); a seed already stored under ``provenance`` keeps its row."""
         pid = self.provenance_id(provenance, create=True)
-        records = [(pid, seed_key(seed), orjson.dumps(dict(values))) for seed, values in rows]
+        records = [(pid, seed, orjson.dumps(dict(values))) for seed, values in rows]
         if records:
             with self.writing() as db:
                 db.executemany("INSERT OR IGNORE INTO rows (provenance, seed, data) VALUES (?, ?, ?)", records)
@@ -219,15 +204,15 @@ class Store:
             "INSERT INTO calendar (variant, date, seed, spec, band, best, fair, p_random)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (d.variant, d.date, seed_key(d.seed), orjson.dumps(d.spec).decode(), d.band, d.best, d.fair, d.p_random)
+                (d.variant, d.date, d.seed, orjson.dumps(d.spec).decode(), d.band, d.best, d.fair, d.p_random)
                 for d in deals
             ],
         )
 
 
 def deal_of(record: tuple[Any, ...]) -> Deal:
-    variant, date, key, spec, band, best, fair, p_random = record
-    return Deal(date, variant, seed_of(key), orjson.loads(spec), band, best, fair, p_random)
+    variant, date, seed, spec, band, best, fair, p_random = record
+    return Deal(date, variant, seed, orjson.loads(spec), band, best, fair, p_random)
 
 
 def open_store(path: str) -> Store:

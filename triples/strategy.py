@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from math import comb
 
-from triples import rules
+from triples import caches, rules
 from triples.config import Variant
+from triples.derived import derived
 from triples.errors import TriplesError
 from triples.table import Move, Table
 
@@ -59,15 +59,17 @@ def play_out(table: Table, choose: Strategy) -> list[Move]:
 @strategy("high")
 def high_cards_first(table: Table) -> Move | None:
     """The move whose values, sorted high to low, are largest; ties to the smallest slot list."""
-    variant = table.variant
-    counts = rules.histogram(table.values, variant.max_value)
-    combos = rules.value_combos(counts, variant.per_move, variant.target)
-    if not combos:
-        return None
+    tables = derived(table.variant)
+    counts = rules.histogram(table.values, tables.top)
     # Every slot move of one value combination shares its value list, so the winner is the
-    # best combination realised by its lowest slots.
-    top = max(combos, key=lambda combo: combo[::-1])
-    return rules.first_slots(top, rules.slots_by_value(table.values))
+    # first combination in high-cards-first order the table can supply, from its lowest slots.
+    for combo, uses in zip(tables.high_first, tables.high_uses, strict=True):
+        for v, m in uses:
+            if counts[v] < m:
+                break
+        else:
+            return rules.first_slots(combo, rules.slots_by_value(table.values))
+    return None
 
 
 # --- first-found ---------------------------------------------------------------------------
@@ -126,12 +128,13 @@ def can_make(counts: list[int], k: int, need: int, low: int = 1) -> bool:
 
 @dataclass(frozen=True)
 class VariantCombos:
-    """What lookahead counting needs about a variant, derived once per variant.
+    """What lookahead counting needs about a variant, read off its derived tables
+    (``triples.derived``) once per variant.
 
-    ``combos`` are all value combinations of a move (ascending values, lexicographic order)
-    as if every value were plentiful; ``needs`` gives each as (value, multiplicity) pairs;
-    ``binomial[n][m]`` is C(n, m) for every count a value can have and m up to k.
-    ``triples`` (k = 3 only) are the combos as (a, b, c, count of a, of b, of c, equal pairs).
+    ``combos`` are all value combinations of a move (ascending values, lexicographic order);
+    ``needs`` gives each as (value, multiplicity) pairs; ``binomial[n][m]`` is C(n, m) for
+    every count a value can have and m up to k. ``triples`` (k = 3 only) are the combos as
+    (a, b, c, count of a, of b, of c, equal pairs).
     """
 
     variant: Variant
@@ -141,29 +144,19 @@ class VariantCombos:
     triples: tuple[tuple[int, int, int, int, int, int, int], ...]
 
 
-_COMBOS: dict[str, VariantCombos] = {}
-
-
-def combos_for(variant: Variant) -> VariantCombos:
-    """The variant's counting tables, built on first use and kept by variant name."""
-    found = _COMBOS.get(variant.name)
-    if found is not None and found.variant is variant:
-        return found
-    k, top = variant.per_move, variant.max_value
-    combos = tuple(rules.value_combos([k] * (top + 1), k, variant.target))
-    needs = tuple(rules.multiplicities(combo) for combo in combos)
-    most = variant.most_of_a_value
-    binomial = tuple(tuple(comb(n, m) for m in range(k + 1)) for n in range(most + 1))
+def _build_combos(variant: Variant) -> VariantCombos:
+    tables = derived(variant)
     triples: tuple[tuple[int, int, int, int, int, int, int], ...] = ()
-    if k == 3:
+    if tables.per_move == 3:
         triples = tuple(
             (a, b, c, combo.count(a), combo.count(b), combo.count(c), (a == b) + (a == c) + (b == c))
-            for combo in combos
+            for combo in tables.combos
             for a, b, c in [(combo[0], combo[1], combo[2])]
         )
-    built = VariantCombos(variant, combos, needs, binomial, triples)
-    _COMBOS[variant.name] = built
-    return built
+    return VariantCombos(variant, tables.combos, tables.uses, tables.binomial, triples)
+
+
+combos_for = caches.per_variant("lookahead combos", _build_combos)
 
 
 def count_moves(combos: VariantCombos, counts: Sequence[int]) -> int:

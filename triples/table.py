@@ -77,7 +77,7 @@ class Table:
     def push(self, move: Move) -> None:
         """Apply a legal move (sorted, distinct, occupied slots): unchecked.
 
-        Refilling in the move's sorted order is what gives the SPEC's increasing slot order.
+        Refilling in the move's sorted order is what gives the rules' increasing slot order.
         """
         cards, values, deck = self.cards, self.values, self.deck
         taken = tuple(cards[p] for p in move)

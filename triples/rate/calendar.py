@@ -22,30 +22,30 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import os
 import re
 import sys
 from collections import Counter
 from collections.abc import Generator
-from contextlib import closing
+from contextlib import closing, suppress
 from dataclasses import dataclass
 from datetime import date, timedelta
-from functools import partial
 from typing import Any
 
 import orjson
 
+from triples import options
 from triples.config import DEFAULT_VARIANT, Variant, variant_named
 from triples.difficulty import BANDS
 from triples.errors import TriplesError
-from triples.exits import EXIT_INTERRUPTED, EXIT_OK
+from triples.exits import EXIT_OK, CommandError
 from triples.rate import command, stored
 from triples.rate.columns import BAND, DIFFICULTY_COLUMNS, FAIR, P_RANDOM
-from triples.rate.command import MAX_SEED, Request, executor_for, extra_columns_for, parse_seed_range, positive_integer
-from triples.rate.errors import BadInput, ClusterError
+from triples.rate.command import Request, executor_for
+from triples.rate.errors import BadInput
 from triples.rate.executors import batches
-from triples.rate.pick import PICK_BATCH, STRATEGY, non_negative_integer
-from triples.rate.rows import RateOptions, Row, rate_batch
+from triples.rate.interrupts import Stop, StopSignals
+from triples.rate.pick import PICK_BATCH, STRATEGY, check_band_possible
+from triples.rate.rows import RateOptions, Row
 from triples.store import Deal, Store
 
 PROG = "triples calendar"
@@ -59,23 +59,37 @@ IN_MEMORY = ":memory:"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``triples calendar``; values are checked by ``main`` (one line, exit 2)."""
     parser.add_argument("--variant", default=DEFAULT_VARIANT, help=f"the game (default {DEFAULT_VARIANT})")
-    parser.add_argument("--start", metavar="YYYY-MM-DD", help="the first date (required)")
-    parser.add_argument("--days", metavar="N", help="how many dates from --start (required)")
+    parser.add_argument("--start", metavar="YYYY-MM-DD", required=True, help="the first date (required)")
+    parser.add_argument(
+        "--days", metavar="N", type=options.positive_int, required=True, help="how many dates from --start (required)"
+    )
     parser.add_argument(
         "--pattern",
         metavar="BANDS",
+        required=True,
         help="comma list of easy, medium, hard: seven are Monday to Sunday; any other number "
         "repeats from the start date (required)",
     )
     parser.add_argument(
-        "--seeds", metavar="A-B", default=DEFAULT_SEEDS, help=f"seeds to draw from (default {DEFAULT_SEEDS})"
+        "--seeds",
+        metavar="A-B",
+        type=options.seed_range,
+        default=DEFAULT_SEEDS,
+        help=f"seeds to draw from, lowest first (default {DEFAULT_SEEDS})",
     )
-    parser.add_argument("--min-best", metavar="K", help="only deals where best play clears at least K cards")
+    parser.add_argument(
+        "--min-best",
+        metavar="K",
+        type=options.non_negative_int,
+        help="only deals where best play clears at least K cards",
+    )
     parser.add_argument(
         "--db", metavar="FILE", help="the store that keeps the calendar and the ratings (without it nothing is kept)"
     )
-    parser.add_argument("--format", default="table", metavar="|".join(FORMATS), help="row format (default table)")
-    parser.add_argument("--jobs", metavar="N", help="worker processes for rating (default: the core count)")
+    parser.add_argument("--format", default="table", choices=FORMATS, help="row format (default table)")
+    parser.add_argument(
+        "--jobs", metavar="N", type=options.jobs, help="worker processes for rating (default: the core count)"
+    )
     command.one_line_errors(parser, PROG)
 
 
@@ -101,9 +115,7 @@ class Plan:
         return row.best >= self.min_best
 
 
-def parse_date(text: str | None) -> date:
-    if text is None:
-        raise BadInput("--start YYYY-MM-DD is required")
+def parse_date(text: str) -> date:
     if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
         raise BadInput(f"--start {text}: expected a date YYYY-MM-DD")
     try:
@@ -112,9 +124,7 @@ def parse_date(text: str | None) -> date:
         raise BadInput(f"--start {text}: no such date") from None
 
 
-def parse_pattern(text: str | None) -> tuple[str, ...]:
-    if text is None:
-        raise BadInput(f"--pattern BANDS is required: a comma list of {', '.join(BANDS)}")
+def parse_pattern(text: str) -> tuple[str, ...]:
     bands = tuple(part.strip() for part in text.split(","))
     wrong = [band for band in bands if band not in BANDS]
     if wrong:
@@ -138,52 +148,48 @@ def parse_plan(args: argparse.Namespace) -> Plan:
         variant = variant_named(spec)
     except TriplesError as exc:
         raise BadInput(str(exc)) from None
-    extra_columns_for(variant, fair=True, difficulty=True)  # refuses a variant without bands
     start = parse_date(args.start)
-    if args.days is None:
-        raise BadInput("--days N is required")
-    days = positive_integer("--days", args.days)
+    days: int = args.days
     try:
         dates = [start + timedelta(days=offset) for offset in range(days)]
     except OverflowError:
         raise BadInput(f"--days {days}: the span ends past the year 9999") from None
     pattern = parse_pattern(args.pattern)
-    first, last = parse_seed_range(args.seeds)
-    min_best = 0 if args.min_best is None else non_negative_integer("--min-best", args.min_best)
+    for band in sorted(set(pattern), key=BANDS.index):
+        check_band_possible(variant, band)
+    seeds: options.SeedRange = args.seeds
+    min_best: int = 0 if args.min_best is None else args.min_best
     if min_best > variant.deck_size:
         raise BadInput(f"--min-best {min_best}: {variant.name} has only {variant.deck_size} cards")
-    jobs = (os.cpu_count() or 1) if args.jobs is None else positive_integer("--jobs", args.jobs)
-    if args.format not in FORMATS:
-        raise BadInput(f"--format {args.format}: expected one of {', '.join(FORMATS)}")
-    return Plan(variant, spec, dates, pattern, first, last, min_best, jobs, args.format, args.db)
+    jobs = options.core_count() if args.jobs is None else args.jobs
+    return Plan(variant, spec, dates, pattern, seeds.first, seeds.last, min_best, jobs, args.format, args.db)
 
 
 def main(args: argparse.Namespace) -> int:
     try:
         plan = parse_plan(args)
-        with stored.opened(plan.db or IN_MEMORY) as store:
+        with stored.opened(plan.db or IN_MEMORY) as store, StopSignals() as signals:
             assert store is not None
-            return run(plan, store)
-    except (BadInput, ClusterError) as exc:
-        return command.fail(str(exc), PROG)
+            return run(plan, store, signals)
+    except CommandError as exc:
+        return command.fail(str(exc), PROG, exc.status)
 
 
-def run(plan: Plan, store: Store) -> int:
+def run(plan: Plan, store: Store, signals: StopSignals) -> int:
     """Fill the span's empty dates, print the span's deals, and report."""
-    filler = Filler(plan, store)
-    interrupted = False
-    try:
+    filler = Filler(plan, store, signals)
+    with suppress(Stop):  # a stop signal while a row was rated here: the dates found so far are set
         filler.fill()
-    except KeyboardInterrupt:
-        interrupted = True
-        filler.assign()  # what was found by then is kept
+    interrupted = signals.stopped
+    if interrupted:
+        filler.empty = filler.assign()  # what was found by then is kept
     deals = stored.in_store(lambda: store.calendar(plan.variant.name))
     span = [deals[day.isoformat()] for day in plan.dates if day.isoformat() in deals]
     sys.stdout.write(formatted(plan, span))
     sys.stdout.flush()
     report(plan, filler, len(span), interrupted)
     if interrupted:
-        return EXIT_INTERRUPTED
+        return signals.exit_status
     return EXIT_OK if len(span) == len(plan.dates) else EXIT_RAN_OUT
 
 
@@ -191,9 +197,10 @@ class Filler:
     """Walks the range in seed order, keeping the deals of each band not yet in the calendar,
     and sets dates in the store as soon as enough are found for every empty date."""
 
-    def __init__(self, plan: Plan, store: Store) -> None:
+    def __init__(self, plan: Plan, store: Store, signals: StopSignals) -> None:
         self.plan = plan
         self.store = store
+        self.signals = signals
         self.candidates: dict[str, list[Row]] = {band: [] for band in BANDS}
         self.already = 0  # dates of the span set before this run
         self.added = 0
@@ -251,17 +258,17 @@ class Filler:
         """The rows of the range in seed order (skipping seeds the calendar uses), looked up or
         rated, with a progress bar counting the rated ones."""
         plan = self.plan
-        options = RateOptions(plan.variant.name, STRATEGY, DIFFICULTY_COLUMNS)
+        rate_options = RateOptions(plan.variant.name, STRATEGY, DIFFICULTY_COLUMNS)
         count = plan.last - plan.first + 1
         request = Request(
             plan.variant, STRATEGY, plan.first, plan.last, plan.jobs, "jsonl", None, extra_columns=DIFFICULTY_COLUMNS
         )
-        unrated = stored.to_rate(self.store, options, plan.first, plan.last, count)
-        with executor_for(request, unrated) as (inner, size):
+        unrated = stored.to_rate(self.store, rate_options, plan.first, plan.last, count)
+        with executor_for(request, unrated, self.signals) as (inner, size):
             executor = stored.StoreBacked(inner, self.store)
             self.executor = executor
             todo = (seed for seed in range(plan.first, plan.last + 1) if seed not in used)
-            results = executor.rate(partial(rate_batch, options), batches(todo, min(size, PICK_BATCH)))
+            results = executor.rate(rate_options, batches(todo, min(size, PICK_BATCH)), self.signals)
             bar = command.progress_bar(unrated, f"{plan.variant.name} calendar")
             try:
                 for found in results:
@@ -338,7 +345,7 @@ def ran_out(plan: Plan, day: date) -> str:
     """The line for a range that holds too few deals of a band, with a range twice as long."""
     band = plan.band_of(day)
     wanted = band + (f" (best >= {plan.min_best})" if plan.min_best else "")
-    wider = min(MAX_SEED, plan.first + 2 * (plan.last - plan.first + 1) - 1)
+    wider = min(options.MAX_SEED, plan.first + 2 * (plan.last - plan.first + 1) - 1)
     return (
         f"{PROG}: seeds {plan.first}-{plan.last} hold no more {wanted} deals of {plan.variant.name} "
         f"for {day.isoformat()}; try a wider range, such as --seeds {plan.first}-{wider}"

@@ -4,8 +4,9 @@
 
 Imported only when ``--scheduler`` is given, so a plain ``triples rate`` never loads Dask. The
 batches are the process pool's, submitted as Dask tasks and collected in submission order, so
-the rows are the same. Dask reruns the tasks of a worker that dies; a Ctrl-C cancels whatever
-the cluster still holds of this run. Workers import triples themselves: every worker needs the
+the rows are the same. Dask reruns the tasks of a worker that dies; a stop signal cancels
+whatever the cluster still holds of this run, and a local cluster is closed at once (its worker
+processes also exit by themselves when the command dies). Workers import triples themselves: every worker needs the
 same version installed (each row carries the version that rated it).
 """
 
@@ -14,11 +15,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import os
 import signal
-import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager, suppress
+from functools import partial
 from itertools import islice
 from typing import Any
 
@@ -27,8 +29,9 @@ from distributed import Client, Future, KilledWorker, LocalCluster
 from distributed.comm.core import connect as open_comm
 
 from triples.rate.errors import BadInput, ClusterError
-from triples.rate.executors import BATCHES_IN_FLIGHT_PER_JOB, RateBatch, in_submission_order
-from triples.rate.rows import Row, installed_version
+from triples.rate.executors import BATCHES_IN_FLIGHT_PER_JOB, POLL, RateBatch
+from triples.rate.interrupts import StopSignals
+from triples.rate.rows import RateOptions, Row, installed_version, rate_batch
 
 # Dask's own reports (a worker lost and restarted, a closing comm) would mix with the summary
 # on stderr; what matters of them reaches the user as rows, or as one error line.
@@ -81,57 +84,44 @@ class OnCluster:
         threads: dict[str, int] = self.client.nthreads()
         return max(1, sum(threads.values()))
 
-    def rate(self, rate: RateBatch, batches: Iterable[list[int]]) -> Iterator[list[Row]]:
+    def rate(self, options: RateOptions, batches: Iterable[list[int]], stop: StopSignals) -> Iterator[list[Row]]:
         in_flight = self.workers * BATCHES_IN_FLIGHT_PER_JOB
-        # The latest submissions, which include every unfinished one; older futures are let go,
-        # so that the cluster can forget their rows once they are written.
-        latest: deque[Future[list[list[Row]]]] = deque(maxlen=in_flight)
-
-        def submit(group: list[list[int]]) -> Future[list[list[Row]]]:
-            future = self.client.submit(rate_each, rate, group, pure=False)
-            latest.append(future)
-            return future
-
+        rate = partial(rate_batch, options)
+        pending: deque[Future[list[list[Row]]]] = deque()  # submitted and not yet yielded, in order
+        groups = grouped(batches, self.group)
         try:
-            with ctrl_c_at_safe_points() as interrupted:
-                for rated in in_submission_order(submit, grouped(batches, self.group), in_flight):
-                    yield from rated
-                    if interrupted():
-                        raise KeyboardInterrupt
+            while not stop.stopped:
+                while len(pending) < in_flight and (group := next(groups, None)) is not None:
+                    pending.append(self.client.submit(rate_each, rate, group, pure=False))
+                if not pending:
+                    return
+                if wait_done(pending[0], stop):
+                    yield from pending.popleft().result()
+            # Stopped: what is finished already, in seed order; nothing more is waited for.
+            finished = [rows for future in pending if future.status == "finished" for rows in future.result()]
+            yield sorted((row for rows in finished for row in rows), key=lambda row: row.seed)
         except ImportError as exc:
             raise ClusterError(f"a worker cannot import triples ({exc}): {INSTALL_HINT}") from None
         except KilledWorker as exc:  # the same batch took down worker after worker
             raise ClusterError(f"the cluster gave up on a batch: {first_line(exc)}") from None
         finally:
-            unfinished = [future for future in latest if not future.done()]
+            unfinished = [future for future in pending if not future.done()]
             if unfinished:
-                self.client.cancel(unfinished)
+                self.client.cancel(unfinished, force=True)
 
 
-@contextmanager
-def ctrl_c_at_safe_points() -> Iterator[Callable[[], bool]]:
-    """Ctrl-C noted by a flag and raised between batches, not wherever it lands: a Dask future
-    let go runs a destructor in this thread, and a KeyboardInterrupt inside a destructor is
-    printed and swallowed ("Exception ignored"), so the run would go on to the end. Outside the
-    main thread (no signals there), or where Ctrl-C is ignored or handled by someone else,
-    nothing changes."""
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
-        yield lambda: False
-        return
-    pressed = False
-
-    def note(signum: int, frame: object) -> None:
-        nonlocal pressed
-        pressed = True
-
-    previous = signal.signal(signal.SIGINT, note)
-    try:
-        yield lambda: pressed
-    finally:
-        signal.signal(signal.SIGINT, previous)
+def wait_done(future: Future[Any], stop: StopSignals) -> bool:
+    """Whether ``future`` finished (True) before a stop signal came (False); its error, if any,
+    is raised by its ``result()``."""
+    while not stop.stopped:
+        try:
+            future.result(timeout=POLL)
+        except TimeoutError:
+            continue
+        except Exception:  # the task's own error: raised again where its result is taken
+            pass
+        return True
+    return False
 
 
 def grouped(batches: Iterable[list[int]], size: int) -> Iterator[list[list[int]]]:
@@ -149,8 +139,10 @@ def first_line(exc: BaseException) -> str:
 
 
 def ignore_interrupts(worker: Any = None) -> None:
-    """Ctrl-C reaches this machine's whole process group: only the command acts on it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """Ctrl-C and a closed terminal reach this machine's whole process group: only the command
+    acts on them (it closes the cluster, and a local worker also exits when the command dies)."""
+    for signum in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_IGN)
 
 
 dask_setup = ignore_interrupts  # run by each local worker that preloads this module
@@ -174,32 +166,57 @@ def reach(address: str, timeout: float) -> None:
 
 
 @contextmanager
-def connect(scheduler: str, local_workers: int | None, timeout: float) -> Iterator[OnCluster]:
+def connect(scheduler: str, local_workers: int | None, timeout: float, stop: StopSignals) -> Iterator[OnCluster]:
     """A client of the scheduler at ``scheduler``, or of a LocalCluster of ``local_workers``,
     whose workers have been checked to import triples; closed (and the local cluster with it)
-    on leaving."""
+    on leaving. A stop signal while connecting raises ``Stop`` at once: a local cluster's worker
+    processes then exit with the command."""
     logging.getLogger("distributed").setLevel(QUIET)
     with ExitStack() as stack:
-        if local_workers is None:
-            reach(scheduler, timeout)
-            client = stack.enter_context(Client(scheduler, timeout=timeout, set_as_default=False))
-            where = f"scheduler {scheduler}"
-        else:
-            with dask.config.set(LOCAL_CONFIG):  # read by the scheduler and handed to each worker
-                cluster = LocalCluster(
-                    n_workers=local_workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=":0",  # a random free port: 8787 may be another cluster's
-                    silence_logs=QUIET,
-                    preload=[__name__],
-                )
-            stack.enter_context(cluster)
-            client = stack.enter_context(Client(cluster, set_as_default=False))
-            where = "local cluster"
-        executor = OnCluster(client, where)
-        check_workers(client, scheduler, timeout)
+        with stop.raising():
+            if local_workers is None:
+                reach(scheduler, timeout)
+                client = stack.enter_context(Client(scheduler, timeout=timeout, set_as_default=False))
+                where = f"scheduler {scheduler}"
+            else:
+                client = start_local(stack, local_workers, stop)
+                where = "local cluster"
+            executor = OnCluster(client, where)
+            check_workers(client, scheduler, timeout)
         yield executor
+
+
+def start_local(stack: ExitStack, workers: int, stop: StopSignals) -> Client:
+    """A client of a new LocalCluster of ``workers`` processes, both closed by ``stack``; after a
+    stop signal its worker processes are killed first, so that closing it takes no time."""
+    try:
+        with dask.config.set(LOCAL_CONFIG):  # read by the scheduler and handed to each worker
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",  # a random free port: 8787 may be another cluster's
+                silence_logs=QUIET,
+                preload=[__name__],
+            )
+        stack.enter_context(cluster)
+        stack.callback(kill_workers_if_stopped, cluster, stop)
+        client: Client = stack.enter_context(Client(cluster, set_as_default=False))
+    except Exception as exc:  # Dask's own failure to start (seen on an overloaded machine)
+        raise ClusterError(f"the local cluster did not start ({type(exc).__name__}: {first_line(exc)})") from None
+    return client
+
+
+def kill_workers_if_stopped(cluster: LocalCluster, stop: StopSignals) -> None:
+    """A graceful close waits for the tasks at work; after a stop signal nothing they finish is
+    wanted, so the worker processes are killed and the close that follows only tidies up."""
+    if not stop.stopped:
+        return
+    for nanny in list(cluster.workers.values()):
+        pid = getattr(nanny, "pid", None)
+        if isinstance(pid, int):
+            with suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def check_workers(client: Client, scheduler: str, timeout: float) -> None:

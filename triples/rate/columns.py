@@ -9,9 +9,9 @@ strategy did to its table. The engines (``triples.fair`` through the strategy re
 from __future__ import annotations
 
 from triples.config import Variant
+from triples.deal import seeded
 from triples.rate.errors import BadInput
-from triples.rate.rows import Column, Row, register_column
-from triples.shuffle import shuffled
+from triples.rate.rows import NAMED_ANALYSES, Column, Row, register_column
 from triples.strategy import play_out, strategy_named
 from triples.table import Table
 
@@ -28,7 +28,7 @@ BAND_BASELINE = "high"
 
 def dealt(variant: Variant, seed: int) -> Table:
     """The seed's deal, as ``["new", id, seed, variant]`` deals it."""
-    return Table(variant, shuffled(variant.cards, seed))
+    return seeded(variant, seed)
 
 
 def cleared_by(variant: Variant, seed: int, strategy: str) -> int:
@@ -72,3 +72,5 @@ def has_random_play_chance(variant: Variant) -> bool:
 register_column(Column(FAIR, int, 4), fair_cleared)
 register_column(Column(P_RANDOM, float, 8, digits=4), random_play_chance)
 register_column(Column(BAND, str, 6), difficulty_band)
+NAMED_ANALYSES[FAIR_COLUMNS] = "fair"
+NAMED_ANALYSES[DIFFICULTY_COLUMNS] = "difficulty"

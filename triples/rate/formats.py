@@ -1,7 +1,8 @@
-"""Row formats (table, jsonl, csv): writing rows, and reading them back to resume a run.
+"""Row formats (table, jsonl, csv): writing rows, and parsing them back (triples.rate.record
+reads a whole file to resume it).
 
-A format writes the columns it is given. A file being resumed keeps the columns it was started
-with (read from its header or first row), so files written before a column existed still resume.
+A format writes the columns it is given; a file's columns are read from its header (csv, table)
+or its first row (jsonl).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from typing import Any
 
 import orjson
 
-from triples.rate.errors import BadInput
 from triples.rate.rows import COLUMNS, Row, Value, is_column_list, row_values
 
 FORMATS = ("table", "jsonl", "csv")
@@ -165,46 +165,3 @@ def row_format(name: str, columns: tuple[str, ...], last_seed: int) -> RowFormat
     if name == "csv":
         return Csv(columns)
     return TextTable(columns, len(str(last_seed)))
-
-
-def read_done_rows(path: str, fmt: RowFormat) -> tuple[dict[int, Row], RowFormat, bool]:
-    """The rows already in ``path`` by seed, the format to append in (with the file's columns),
-    and whether the file still needs its header.
-
-    A run that was killed can leave a last line without its newline: once the rest of the file
-    has been read as rows, that line is cut off (its seed is simply rated again). A file that is
-    not rows of ``fmt`` is refused untouched, since appending to it would ruin it.
-    """
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        return {}, fmt, fmt.has_header
-    except OSError as exc:
-        raise BadInput(f"--out {path}: {exc.strerror or exc}") from None
-    refusal = f"--out {path} is not a file of {fmt.name} rows (is --format right?)"
-    try:
-        *lines, cut = data.decode().split("\n")
-    except UnicodeDecodeError:
-        raise BadInput(refusal) from None
-    if lines:
-        columns = fmt.columns_of(lines[0])
-        if columns is None:
-            what = f"the {fmt.name} header" if fmt.has_header else f"a {fmt.name} row"
-            raise BadInput(f"--out {path} line 1 is not {what} (is --format right?)")
-        fmt = fmt.with_columns(columns)
-    done: dict[int, Row] = {}
-    for number, line in enumerate(lines, start=1):
-        if number == 1 and fmt.has_header:
-            continue
-        try:
-            row = fmt.parse(line)
-        except ValueError:
-            raise BadInput(f"--out {path} line {number} is not a {fmt.name} row (is --format right?)") from None
-        done.setdefault(row.seed, row)
-    if cut:
-        if not lines and not fmt.could_begin_with(cut):  # nothing shows the file is ours
-            raise BadInput(refusal)
-        with open(path, "r+b") as f:
-            f.truncate(len(data) - len(cut.encode()))
-    return done, fmt, fmt.has_header and not lines

@@ -16,34 +16,24 @@ from __future__ import annotations
 import argparse
 import heapq
 import math
-import os
 import sys
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-from functools import partial
 from typing import IO
 
-from triples.config import DEFAULT_VARIANT, VARIANTS, variant_named
+from triples import options
+from triples.config import DEFAULT_VARIANT, VARIANTS, Variant, variant_named
 from triples.difficulty import BANDS
 from triples.errors import TriplesError
-from triples.exits import EXIT_INTERRUPTED, EXIT_OK
+from triples.exits import EXIT_OK, CommandError
 from triples.rate import command, plots, stored
-from triples.rate.columns import BAND, DIFFICULTY_COLUMNS
-from triples.rate.command import (
-    MAX_SEED,
-    Request,
-    executor_for,
-    extra_columns_for,
-    open_sink,
-    parse_seed_range,
-    positive_integer,
-    progress_bar,
-    write_rows,
-)
-from triples.rate.errors import BadInput, ClusterError
+from triples.rate.columns import BAND, DIFFICULTY_COLUMNS, has_random_play_chance
+from triples.rate.command import Request, executor_for, open_sink, progress_bar, resumed_rows, write_rows
+from triples.rate.errors import BadInput
 from triples.rate.executors import Executor, batches
 from triples.rate.formats import FORMATS, RowFormat
-from triples.rate.rows import RateOptions, Row, rate_batch
+from triples.rate.interrupts import Stop, StopSignals
+from triples.rate.rows import RateOptions, Row
 from triples.rate.summary import Summary
 
 PROG = "triples pick"
@@ -57,26 +47,41 @@ EXIT_FEWER_FOUND = 1  # as grep's "no match": the run went well, the range held 
 WIDER = 1.5  # how much more than the observed rate says a suggested range allows for
 
 
-def fail(message: str) -> int:
-    return command.fail(message, PROG)
+def fail(message: str, status: int) -> int:
+    return command.fail(message, PROG, status)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``triples pick``; values are checked by ``main`` (one line, exit 2)."""
+    """The options of ``triples pick``; a refusal is one line and exit status 2."""
     variants = ", ".join(v for v in VARIANTS if v != "grid100")
     parser.add_argument("--variant", default=DEFAULT_VARIANT, help=f"{variants} (default {DEFAULT_VARIANT})")
-    parser.add_argument("--seeds", metavar="A-B", help="inclusive seed range to look in, in order (required)")
-    parser.add_argument("--band", metavar="|".join(BANDS), help="the difficulty band wanted (required)")
     parser.add_argument(
-        "--count", metavar="N", default=str(DEFAULT_COUNT), help=f"deals wanted (default {DEFAULT_COUNT})"
+        "--seeds",
+        metavar="A-B",
+        type=options.seed_range,
+        required=True,
+        help=f"inclusive seed range to look in, in order, seeds from 0 to {options.MAX_SEED} (required)",
     )
-    parser.add_argument("--min-best", metavar="K", help="only deals where best play clears at least K cards")
+    parser.add_argument("--band", choices=BANDS, required=True, help="the difficulty band wanted (required)")
+    parser.add_argument(
+        "--count", metavar="N", type=options.positive_int, default=DEFAULT_COUNT,
+        help=f"deals wanted (default {DEFAULT_COUNT})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--min-best",
+        metavar="K",
+        type=options.non_negative_int,
+        help="only deals where best play clears at least K cards",
+    )
     parser.add_argument("--winnable", action="store_true", help="only deals that best play clears entirely")
-    parser.add_argument("--format", default="table", metavar="|".join(FORMATS), help="row format (default table)")
+    parser.add_argument("--format", default="table", choices=FORMATS, help="row format (default table)")
     parser.add_argument(
-        "--out", metavar="FILE", help="keep every rated row in FILE (in --format), and reuse the rows already in it"
+        "--out",
+        metavar="FILE",
+        help="keep every rated row in FILE (in --format), and reuse the rows already in it "
+        "(refused if they were made otherwise)",
     )
-    parser.add_argument("--jobs", metavar="N", help="worker processes (default: the core count)")
+    parser.add_argument("--jobs", metavar="N", type=options.jobs, help="worker processes (default: the core count)")
     parser.add_argument("--db", metavar="FILE", help=stored.DB_HELP)
     parser.add_argument("--plot", metavar="FILE", help=plots.PLOT_HELP.replace("of the run", "of the deals looked at"))
     command.one_line_errors(parser, PROG)
@@ -103,61 +108,74 @@ class Wanted:
         return self.band + (f" ({', '.join(filters)})" if filters else "")
 
 
-def non_negative_integer(option: str, value: str) -> int:
-    text = value.strip()
-    if not (text.isdigit() and text.isascii()):
-        raise BadInput(f"{option} {value}: expected a non-negative integer")
-    return int(text)
-
-
 def parse_pick(args: argparse.Namespace) -> tuple[Request, Wanted]:
     try:
         variant = variant_named(args.variant)
     except TriplesError as exc:
         raise BadInput(str(exc)) from None
-    first, last = parse_seed_range(args.seeds)
-    if args.band is None:
-        raise BadInput(f"--band {'|'.join(BANDS)} is required")
-    if args.band not in BANDS:
-        raise BadInput(f"--band {args.band}: expected one of {', '.join(BANDS)}")
-    count = positive_integer("--count", args.count)
-    min_best = 0 if args.min_best is None else non_negative_integer("--min-best", args.min_best)
+    check_band_possible(variant, args.band)
+    seeds: options.SeedRange = args.seeds
+    min_best = 0 if args.min_best is None else args.min_best
     if min_best > variant.deck_size:
         raise BadInput(f"--min-best {min_best}: {variant.name} has only {variant.deck_size} cards")
-    jobs = (os.cpu_count() or 1) if args.jobs is None else positive_integer("--jobs", args.jobs)
-    if args.format not in FORMATS:
-        raise BadInput(f"--format {args.format}: expected one of {', '.join(FORMATS)}")
-    extra = extra_columns_for(variant, fair=True, difficulty=True)
+    jobs = options.core_count() if args.jobs is None else args.jobs
     plot = None if args.plot is None else plots.checked_plot_path(args.plot)
-    request = Request(variant, STRATEGY, first, last, jobs, args.format, args.out, extra_columns=extra, plot=plot)
-    return request, Wanted(args.band, count, min_best, args.winnable)
+    request = Request(
+        variant, STRATEGY, seeds.first, seeds.last, jobs, args.format, args.out,
+        extra_columns=DIFFICULTY_COLUMNS, plot=plot,
+    )  # fmt: skip
+    return request, Wanted(args.band, args.count, min_best, args.winnable)
+
+
+def check_band_possible(variant: Variant, band: str) -> None:
+    """Refuse what no seed can give, before rating any: the bands of a variant without
+    ``p_random``, and a band the variant's rules never produce."""
+    if not has_random_play_chance(variant):
+        raise BadInput(
+            f"{variant.name} has no difficulty bands: they are rated with p_random, the chance that "
+            f"random moves reach best, and with all {variant.deck_size} cards dealt at once random play "
+            "has too many ways to go to count"
+        )
+    if variant.per_move == 2 and band != "easy":
+        raise BadInput(
+            f"no {variant.name} deal is {band}: with two cards a move, a card pairs with one value only, "
+            "so every order of play clears the same cards and the high strategy always reaches best "
+            "(every deal is easy)"
+        )
 
 
 def main(args: argparse.Namespace) -> int:
     try:
         request, wanted = parse_pick(args)
-        fmt, done, needs_header = command.resume_from(request)
-        resumed = [done[seed] for seed in sorted(done) if request.first <= seed <= request.last]
+        record = command.resume_from(request)
+        resumed = resumed_rows(request, record)
         enough = enough_by(resumed, wanted, request)
         stop = request.last if enough is None else enough
         resumed = [row for row in resumed if row.seed <= stop]
         todo_count = stop - request.first + 1 - len(resumed)
-        options = RateOptions(request.variant.name, request.strategy, request.extra_columns)
+        rate_options = RateOptions(request.variant.name, request.strategy, request.extra_columns)
         with (
             stored.opened(args.db) as store,
-            executor_for(request, stored.to_rate(store, options, request.first, stop, todo_count)) as (executor, size),
-            open_sink(request.out) as sink,
+            StopSignals() as signals,
+            executor_for(request, stored.to_rate(store, rate_options, request.first, stop, todo_count), signals) as (
+                executor,
+                size,
+            ),
+            open_sink(request, record) as sink,
         ):
             executor = stored.backed(executor, store)
-            if request.out is not None and needs_header and todo_count:
-                sink.write(fmt.header() + "\n")
-            todo = (seed for seed in range(request.first, stop + 1) if seed not in done)
+            if request.out is not None and record.needs_header and todo_count:
+                sink.write(record.format.header() + "\n")
+            todo = (seed for seed in range(request.first, stop + 1) if seed not in record.rows)
             size = min(size, PICK_BATCH)
-            status = pick(request, wanted, fmt, resumed, (todo_count, batches(todo, size)), executor, sink)
+            batched = (todo_count, batches(todo, size))
+            status = pick(request, wanted, record.format, resumed, batched, executor, sink, signals)
             stored.report(executor)
             return status
-    except (BadInput, ClusterError) as exc:
-        return fail(str(exc))
+    except CommandError as exc:
+        return fail(str(exc), exc.status)
+    except Stop as stopped:  # while the cluster was starting (pick has no --scheduler yet)
+        command.stopped_before_rating(stopped, PROG)
 
 
 def enough_by(resumed: list[Row], wanted: Wanted, request: Request) -> int | None:
@@ -172,10 +190,15 @@ def enough_by(resumed: list[Row], wanted: Wanted, request: Request) -> int | Non
 
 
 def rated_rows(
-    executor: Executor, options: RateOptions, todo: Iterator[list[int]], fmt: RowFormat, sink: IO[str] | None
+    executor: Executor,
+    rate_options: RateOptions,
+    todo: Iterator[list[int]],
+    fmt: RowFormat,
+    sink: IO[str] | None,
+    signals: StopSignals,
 ) -> Generator[Row, None, None]:
     """The rows of ``todo``'s batches one by one, each batch written to ``sink`` as it comes."""
-    results = executor.rate(partial(rate_batch, options), todo)
+    results = executor.rate(rate_options, todo, signals)
     try:
         for rows in results:
             if sink is not None:
@@ -195,18 +218,17 @@ def pick(
     todo: tuple[int, Iterator[list[int]]],
     executor: Executor,
     sink: IO[str],
+    signals: StopSignals,
 ) -> int:
     """Walk the rows of the range in seed order (resumed and freshly rated, merged) until
     ``wanted.count`` are picked; print the picks and report."""
     count, todo_batches = todo
-    options = RateOptions(
-        request.variant.name, request.strategy, tuple(c for c in fmt.columns if c in DIFFICULTY_COLUMNS)
-    )
+    rate_options = RateOptions(request.variant.name, request.strategy, request.extra_columns)
     summary = Summary(request.variant, request.strategy)
     picked: list[Row] = []
-    rated = rated_rows(executor, options, todo_batches, fmt, sink if request.out is not None else None)
+    rated = rated_rows(executor, rate_options, todo_batches, fmt, sink if request.out is not None else None, signals)
     bar = progress_bar(count, f"{request.variant.name} {wanted.band}")
-    looked_last, fresh, interrupted = request.first - 1, 0, False
+    looked_last, fresh = request.first - 1, 0
     resumed_seeds = frozenset(row.seed for row in resumed)
     try:
         for row in heapq.merge(resumed, rated, key=lambda row: row.seed):
@@ -220,19 +242,19 @@ def pick(
                 picked.append(row)
                 if len(picked) == wanted.count:
                     break
-    except KeyboardInterrupt:
-        interrupted = True
+    except Stop:
+        pass
     finally:
         rated.close()  # stops the pool: batches still queued are cancelled
         if bar is not None:
             bar.close()
     show_picks(fmt, picked)
     looked = f"{request.first}-{looked_last}" if looked_last >= request.first else "none"
-    report(request, wanted, summary, looked, fresh, picked, interrupted)
-    if request.plot is not None and summary.deals:
+    report(request, wanted, summary, looked, fresh, picked, signals)
+    if request.plot is not None and summary.deals and not signals.stopped:
         plots.write_plot(request.plot, summary, f"seeds {looked}")
-    if interrupted:
-        return EXIT_INTERRUPTED
+    if signals.stopped:
+        return signals.exit_status
     return EXIT_OK if len(picked) == wanted.count else EXIT_FEWER_FOUND
 
 
@@ -250,7 +272,7 @@ def report(
     looked: str,
     fresh: int,
     picked: list[Row],
-    interrupted: bool,
+    signals: StopSignals,
 ) -> None:
     """What was looked at and found, on stderr (stdout holds only the picked rows)."""
     resumed = summary.deals - fresh
@@ -264,25 +286,32 @@ def report(
     if summary.band_deals:
         share = summary.band_counts[wanted.band] / summary.band_deals
         lines.append(f"share of {wanted.band} deals among those looked at: {100 * share:.1f}%")
-    if interrupted:
+    if signals.stopped:
         lines.append(
-            f"interrupted: {request.out} holds every rated row; the same command goes on from there"
+            f"interrupted ({signals.name}): {request.out} holds every rated row; the same command goes on from there"
             if request.out is not None
-            else "interrupted"
+            else f"interrupted ({signals.name})"
         )
     elif len(picked) < wanted.count:
         lines.append(fewer_found(request, wanted, len(picked), summary.deals))
-    sys.stderr.write("".join(line + "\n" for line in lines))
-    sys.stderr.flush()
+    command.show_report(lines, sys.stderr, blank_first=False)
 
 
 def fewer_found(request: Request, wanted: Wanted, found: int, looked: int) -> str:
-    """The fewer-found line, with a range estimated from the share seen to hold the count."""
-    per_seed = found / looked if found and looked else 0.0
-    needed = math.ceil(WIDER * wanted.count / per_seed) if per_seed else 10 * max(1, looked)
-    last = min(MAX_SEED, request.first + needed - 1)
+    """The fewer-found line: with some found, a range estimated from the share seen to hold the
+    count; with none, that the band may be rare or absent, so a wider range may not help."""
     deals = "deal" if found == 1 else "deals"
+    where = f"seeds {request.first}-{request.last}"
+    if not found:
+        last = min(options.MAX_SEED, request.first + 10 * max(1, looked) - 1)
+        return (
+            f"{PROG}: no {wanted.describe()} deal in {where} ({looked} looked at): such deals may be rare in "
+            f"{request.variant.name}, or absent under these conditions, so a wider range (such as --seeds "
+            f"{request.first}-{last}) may find none either"
+        )
+    needed = math.ceil(WIDER * wanted.count * looked / found)
+    last = min(options.MAX_SEED, request.first + needed - 1)
     return (
-        f"{PROG}: only {found} {wanted.describe()} {deals} of the {wanted.count} wanted in seeds "
-        f"{request.first}-{request.last}; try a wider range, such as --seeds {request.first}-{last}"
+        f"{PROG}: only {found} {wanted.describe()} {deals} of the {wanted.count} wanted in {where}; "
+        f"try a wider range, such as --seeds {request.first}-{last}"
     )

@@ -11,15 +11,14 @@ that computes them (``register_column``); a run asks for the ones it wants in
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from triples import search
 from triples.config import Variant, variant_named
-from triples.shuffle import shuffled
+from triples.deal import seeded
 from triples.strategy import Strategy, play_out, strategy_named
-from triples.table import Table
 
 Value = int | float | bool | str
 Kind = type[int] | type[float] | type[bool] | type[str]
@@ -35,6 +34,30 @@ class Column:
 
 
 @dataclass(frozen=True)
+class Provenance:
+    """What made a row: every column but the timing is a function of these and the seed.
+
+    Rows files carry it on every row (the columns of ``PROVENANCE_COLUMNS``), so a file resumed
+    with other options is refused instead of mixed, and a store of rows can key them by it.
+    ``analyses`` names the opt-in columns asked for: ``none``, ``fair`` (--fair) or
+    ``difficulty`` (--difficulty, which brings fair along).
+    """
+
+    variant: str
+    strategy: str
+    analyses: str
+    version: str
+
+    def differences(self, wanted: Provenance) -> list[str]:
+        """``name this (not wanted)`` for each field where this differs from ``wanted``."""
+        return [
+            f"{name} {getattr(self, name)} (not {getattr(wanted, name)})"
+            for name in PROVENANCE_COLUMNS
+            if getattr(self, name) != getattr(wanted, name)
+        ]
+
+
+@dataclass(frozen=True)
 class Row:
     seed: int
     autoplay: int
@@ -42,26 +65,36 @@ class Row:
     gap: int
     won: bool
     states: int
-    ms: float
-    version: str = ""  # of triples where the row was rated; "" when read from a file without the column
+    ms: float  # the whole row's cost: the strategy, the search and every opt-in column
+    version: str = ""  # of triples where the row was rated
     extra: Mapping[str, Value] = field(default_factory=dict)  # opt-in columns, by name
+    variant: str = ""  # "" on rows read from a file without the column
+    strategy: str = ""
+    analyses: str = ""
 
     def value(self, column: str) -> Value:
         if column in self.extra:
             return self.extra[column]
         return cast(Value, getattr(self, column))
 
+    @property
+    def provenance(self) -> Provenance:
+        return Provenance(self.variant, self.strategy, self.analyses, self.version)
+
     @classmethod
     def from_values(cls, values: Mapping[str, Any]) -> Row:
         """The row of a mapping of column names to values of the right kinds (see ``Column``)."""
         core = {name: values[name] for name in CORE_COLUMNS}
-        extra = {k: v for k, v in values.items() if k not in core and k != "version"}
-        return cls(**core, version=values.get("version", ""), extra=extra)
+        made = {name: values.get(name, "") for name in PROVENANCE_COLUMNS}
+        extra = {k: v for k, v in values.items() if k not in core and k not in made}
+        return cls(**core, **made, extra=extra)
 
 
 CORE_COLUMNS: tuple[str, ...] = ("seed", "autoplay", "best", "gap", "won", "states", "ms")
-# What a new jsonl or csv file holds; the text table, read by people, keeps to the core.
-RECORD_COLUMNS: tuple[str, ...] = (*CORE_COLUMNS, "version")
+# The last columns of every jsonl and csv row and of a table kept in a file: what made the row.
+PROVENANCE_COLUMNS: tuple[str, ...] = ("variant", "strategy", "analyses", "version")
+# What a new jsonl or csv file holds without opt-in columns (they go between the two parts).
+RECORD_COLUMNS: tuple[str, ...] = (*CORE_COLUMNS, *PROVENANCE_COLUMNS)
 
 # Every column a row can carry, in the order they are written.
 COLUMNS: dict[str, Column] = {
@@ -74,9 +107,25 @@ COLUMNS: dict[str, Column] = {
         Column("won", bool, 3),
         Column("states", int, 10),
         Column("ms", float, 9, per_run=True),
+        Column("variant", str, 8),
+        Column("strategy", str, 9),
+        Column("analyses", str, 10),
         Column("version", str, 8, per_run=True),
     )
 }
+# The name of each set of opt-in columns in the ``analyses`` column (triples.rate.columns adds
+# ``fair`` and ``difficulty``); any other set is named by its columns joined with "+".
+NAMED_ANALYSES: dict[tuple[str, ...], str] = {(): "none"}
+
+
+def analyses_name(columns: tuple[str, ...]) -> str:
+    return NAMED_ANALYSES.get(columns, "+".join(columns))
+
+
+def record_columns(analyses: tuple[str, ...]) -> tuple[str, ...]:
+    """The columns of a kept row: the core, the opt-in columns, then what made the row."""
+    return (*CORE_COLUMNS, *analyses, *PROVENANCE_COLUMNS)
+
 
 Analysis = Callable[[Variant, Row], Value]
 """An opt-in column's value for one seed, from the variant and the seed's row so far: its core
@@ -92,7 +141,7 @@ def register_column(column: Column, analysis: Analysis) -> None:
 
 
 def is_column_list(names: tuple[str, ...]) -> bool:
-    """Whether a file with these columns holds rows: the core first, then registered columns."""
+    """Whether a file with these columns holds rows: the core first, then known columns."""
     rest = names[len(CORE_COLUMNS) :]
     return names[: len(CORE_COLUMNS)] == CORE_COLUMNS and len(set(rest)) == len(rest) and set(rest) <= set(COLUMNS)
 
@@ -105,6 +154,9 @@ class RateOptions:
     strategy: str
     columns: tuple[str, ...] = ()  # opt-in columns (names in ANALYSES) to compute for each row
 
+    def provenance(self, version: str) -> Provenance:
+        return Provenance(self.variant, self.strategy, analyses_name(self.columns), version)
+
 
 def installed_version() -> str:
     """The version of triples in this process (a worker's, when run there)."""
@@ -113,9 +165,11 @@ def installed_version() -> str:
     return __version__
 
 
-def rate_seed(variant: Variant, choose: Strategy, seed: int, version: str = "") -> Row:
+def rate_seed(variant: Variant, choose: Strategy, seed: int, made: Provenance | None = None) -> Row:
+    """The core columns of a seed's row (``ms``: their cost), marked as ``made``."""
+    made = made or Provenance("", "", "", "")
     start = time.perf_counter()
-    played = Table(variant, shuffled(variant.cards, seed))
+    played = seeded(variant, seed)
     result = search.analyse(played)  # only reads the table, so the same deal is then played out
     play_out(played, choose)
     ms = (time.perf_counter() - start) * 1000.0
@@ -127,20 +181,28 @@ def rate_seed(variant: Variant, choose: Strategy, seed: int, version: str = "") 
         won=result.best == variant.deck_size,
         states=result.states,
         ms=round(ms, 3),
-        version=version,
+        version=made.version,
+        variant=made.variant,
+        strategy=made.strategy,
+        analyses=made.analyses,
     )
 
 
 def rate_batch(options: RateOptions, seeds: list[int]) -> list[Row]:
     """The rows of a batch of seeds: the task that every executor runs, wherever it runs."""
+    return list(rate_rows(options, seeds))
+
+
+def rate_rows(options: RateOptions, seeds: list[int]) -> Iterator[Row]:
+    """Each seed's whole row as soon as it is done; its ``ms`` covers the opt-in columns too."""
     variant = variant_named(options.variant)
     choose = strategy_named(options.strategy)
-    version = installed_version()
-    rows = [rate_seed(variant, choose, seed, version) for seed in seeds]
-    if options.columns:
-        analyses = [(name, ANALYSES[name]) for name in options.columns]
-        rows = [with_analyses(variant, row, analyses) for row in rows]
-    return rows
+    made = options.provenance(installed_version())
+    analyses = [(name, ANALYSES[name]) for name in options.columns]
+    for seed in seeds:
+        start = time.perf_counter()
+        row = with_analyses(variant, rate_seed(variant, choose, seed, made), analyses)
+        yield replace(row, ms=round((time.perf_counter() - start) * 1000.0, 3))
 
 
 def with_analyses(variant: Variant, row: Row, analyses: list[tuple[str, Analysis]]) -> Row:
@@ -151,4 +213,5 @@ def with_analyses(variant: Variant, row: Row, analyses: list[tuple[str, Analysis
 
 
 def row_values(row: Row) -> dict[str, Value]:
-    return {**{name: row.value(name) for name in CORE_COLUMNS}, "version": row.version, **row.extra}
+    made = {name: getattr(row, name) for name in PROVENANCE_COLUMNS}
+    return {**{name: row.value(name) for name in CORE_COLUMNS}, **made, **row.extra}

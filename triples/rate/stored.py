@@ -2,11 +2,16 @@
 
 ``backed(executor, store)`` wraps any executor: each batch of seeds is looked up in the store
 first, only the seeds it lacks go to the executor, and their rows are added to the store as they
-come back (by this process, the one writer of the run). The rows come out in the batch's seed
-order as before, so ``rate``, ``pick`` and ``calendar`` need not know which rows were stored.
+come back (by this process, the one writer of the run). Rows come out in seed order as before,
+so ``rate``, ``pick`` and ``calendar`` need not know which rows were stored.
 
-A stored row is used only under exactly the provenance the run would rate it with: the variant's
-canonical name, the strategy, the analyses (opt-in columns) and this version of triples.
+A stored row is used only under exactly the provenance the run would rate it with (the variant's
+canonical name, the strategy, the analyses and this version of triples); a fresh row is kept
+under the provenance it carries.
+
+A long stretch of stored seeds is answered without the executor: the executor is given the
+seeds to rate up to that stretch, drained, and started again after it, so that a store holding
+most of a range neither keeps a pool busy nor holds many rows in memory.
 """
 
 from __future__ import annotations
@@ -15,53 +20,51 @@ import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from functools import partial
 from typing import TypeVar
 
 from triples.rate.errors import BadInput
-from triples.rate.executors import Executor, RateBatch
-from triples.rate.rows import RateOptions, Row, installed_version, rate_batch, row_values
+from triples.rate.executors import MAX_BATCH, Executor
+from triples.rate.interrupts import StopSignals
+from triples.rate.rows import PROVENANCE_COLUMNS, RateOptions, Row, installed_version, row_values
 from triples.store import Provenance, Store, StoreError, open_store
 
 T = TypeVar("T")
 DB_HELP = "keep rated rows in this SQLite store (created when missing) and reuse the rows it holds"
+# Stored seeds in a row past which the executor is drained and the rest answered from the store.
+STORED_STRETCH = 10 * MAX_BATCH
 
 
-def provenance_of(options: RateOptions, version: str | None = None) -> Provenance:
-    return Provenance(options.variant, options.strategy, options.columns, version or installed_version())
-
-
-def options_of(rate: RateBatch) -> RateOptions:
-    """The options of a ``partial(rate_batch, options)``, the one kind of task the commands give."""
-    if isinstance(rate, partial) and rate.func is rate_batch and isinstance(rate.args[0], RateOptions):
-        return rate.args[0]
-    raise TypeError(f"not a rate_batch task: {rate!r}")
+def provenance_of(options: RateOptions) -> Provenance:
+    """The provenance this process rates ``options``' rows with, as the store keys it."""
+    return Provenance(**asdict(options.provenance(installed_version())))
 
 
 def stored_values(row: Row) -> dict[str, object]:
-    """What the store keeps of a row: everything but the seed and version (they are its key)."""
-    return {k: v for k, v in row_values(row).items() if k not in ("seed", "version")}
+    """What the store keeps of a row: all but the seed and provenance (they are its key)."""
+    return {k: v for k, v in row_values(row).items() if k != "seed" and k not in PROVENANCE_COLUMNS}
 
 
 def lookup(store: Store, provenance: Provenance, seeds: list[int]) -> dict[int, Row]:
     """The stored rows of ``seeds``, by seed."""
     if not seeds:
         return {}
-    wanted = set(seeds)
+    wanted, made = set(seeds), asdict(provenance)
     return {
-        seed: Row.from_values({"seed": seed, **values, "version": provenance.version})
+        seed: Row.from_values({"seed": seed, **values, **made})
         for seed, values in store.rows(provenance, min(seeds), max(seeds))
         if seed in wanted
     }
 
 
-def keep(store: Store, options: RateOptions, rows: list[Row]) -> None:
-    """Add freshly rated rows to the store, each under the version that rated it."""
-    by_version: dict[str, list[Row]] = {}
+def keep(store: Store, rows: list[Row]) -> None:
+    """Add freshly rated rows to the store, each under the provenance it carries."""
+    by_provenance: dict[Provenance, list[Row]] = {}
     for row in rows:
-        by_version.setdefault(row.version, []).append(row)
-    for version, group in by_version.items():
-        store.put(provenance_of(options, version), [(row.seed, stored_values(row)) for row in group])  # type: ignore[misc]
+        by_provenance.setdefault(Provenance(**asdict(row.provenance)), []).append(row)
+    for provenance, group in by_provenance.items():
+        store.put(provenance, [(row.seed, stored_values(row)) for row in group])  # type: ignore[misc]
 
 
 class StoreBacked:
@@ -77,31 +80,79 @@ class StoreBacked:
     def label(self) -> str:
         return self.inner.label
 
-    def rate(self, rate: RateBatch, batches: Iterable[list[int]]) -> Generator[list[Row], None, None]:
-        options = options_of(rate)
+    def rate(
+        self, options: RateOptions, batches: Iterable[list[int]], stop: StopSignals
+    ) -> Generator[list[Row], None, None]:
         provenance = provenance_of(options)
-        found: deque[tuple[list[int], dict[int, Row]]] = deque()
+        source = iter(batches)
+        while (batch := next(source, None)) is not None:
+            stored = in_store(partial(lookup, self.store, provenance, batch))
+            if len(stored) == len(batch):
+                self.looked_up += len(batch)
+                yield [stored[seed] for seed in batch]
+            else:
+                yield from self.rate_stretch(options, provenance, (batch, stored), source, stop)
+                if stop.stopped:
+                    return
 
-        def unstored(batches: Iterable[list[int]]) -> Iterator[list[int]]:
-            # Every batch goes to the executor, even when the store holds all of it (an empty
-            # batch costs next to nothing), so that each result is matched to its batch in order.
-            for batch in batches:
-                stored = in_store(partial(lookup, self.store, provenance, batch))
-                found.append((batch, stored))
-                yield [seed for seed in batch if seed not in stored]
+    def rate_stretch(
+        self,
+        options: RateOptions,
+        provenance: Provenance,
+        first: tuple[list[int], dict[int, Row]],
+        source: Iterator[list[int]],
+        stop: StopSignals,
+    ) -> Generator[list[Row], None, None]:
+        """Rows of ``first`` and the batches after it, until a long stretch of stored seeds (or
+        the end): what is stored comes from the store, the rest from the inner executor."""
+        due: deque[tuple[int, Row | None]] = deque()  # every seed given, in order, with its stored row
+        fresh: dict[int, Row] = {}
 
-        results = self.inner.rate(rate, unstored(batches))
+        def to_rate() -> Iterator[list[int]]:
+            batch, stored = first
+            stretch = 0
+            while True:
+                due.extend((seed, stored.get(seed)) for seed in batch)
+                missing = [seed for seed in batch if seed not in stored]
+                stretch = 0 if missing else stretch + len(batch)
+                if missing:
+                    yield missing
+                elif stretch >= STORED_STRETCH:
+                    return
+                next_batch = next(source, None)
+                if next_batch is None:
+                    return
+                batch, stored = next_batch, in_store(partial(lookup, self.store, provenance, next_batch))
+
+        def ready(complete: bool) -> list[Row]:
+            """The rows due next, in order: up to the first seed still being rated (past it too
+            when ``complete``: on a stop, what is done is given, gaps left out)."""
+            rows = []
+            while due:
+                seed, row = due[0]
+                if row is None and seed not in fresh and not complete:
+                    break
+                due.popleft()
+                if row is not None:
+                    self.looked_up += 1
+                    rows.append(row)
+                elif seed in fresh:
+                    rows.append(fresh.pop(seed))
+            return rows
+
+        results = self.inner.rate(options, to_rate(), stop)
         try:
-            for fresh in results:
-                batch, stored = found.popleft()
-                if fresh:
-                    in_store(partial(keep, self.store, options, fresh))
-                self.looked_up += len(stored)
-                self.rated += len(fresh)
-                by_seed = {**stored, **{row.seed: row for row in fresh}}
-                yield [by_seed[seed] for seed in batch]
+            for rows in results:
+                if rows:
+                    in_store(partial(keep, self.store, rows))
+                    self.rated += len(rows)
+                    fresh.update((row.seed, row) for row in rows)
+                if out := ready(complete=False):
+                    yield out
+            if out := ready(complete=True):
+                yield out
         finally:
-            close = getattr(results, "close", None)  # a pool's generator: shut the pool down now
+            close = getattr(results, "close", None)  # a pool's generator: stop its workers now
             if close is not None:
                 close()
 
@@ -120,7 +171,7 @@ def opened(path: str | None) -> Iterator[Store | None]:
     if path is None:
         yield None
         return
-    with in_store(lambda: open_store(path)) as store:
+    with in_store(partial(open_store, path)) as store:
         yield store
 
 
@@ -128,7 +179,7 @@ def to_rate(store: Store | None, options: RateOptions, first: int, last: int, co
     """How many of ``count`` seeds in ``first``..``last`` are left to rate once the store is used."""
     if store is None:
         return count
-    return max(0, count - in_store(lambda: store.count(provenance_of(options), first, last)))
+    return max(0, count - in_store(partial(store.count, provenance_of(options), first, last)))
 
 
 def backed(executor: Executor, store: Store | None) -> Executor:

@@ -41,7 +41,7 @@ RUN_EXAMPLE = [["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"]]
 
 
 class ServiceSettings(BaseModel):
-    """The limits a request must keep within (SPEC section 11 fixes the defaults)."""
+    """The limits a request must keep within (the defaults are the documented ones, docs/service.md)."""
 
     model_config = ConfigDict(frozen=True, strict=True, extra="forbid")
 
@@ -127,7 +127,7 @@ def create_app(settings: ServiceSettings) -> FastAPI:
         title="Triples",
         redirect_slashes=False,  # /run/ is another path: a 404, not a redirect to follow
         version=__version__,
-        description="The Triples interpreter over HTTP (SPEC section 11) and the deal explorer at `/`.",
+        description="The Triples interpreter over HTTP and the deal explorer at `/`.",
     )
     pages = {"": static_text("index.html"), **{name: static_text(name) for name in STATIC_FILES}}
 
@@ -181,5 +181,5 @@ def create_app(settings: ServiceSettings) -> FastAPI:
 
 
 def default_app() -> FastAPI:
-    """The application with the SPEC's limits, for ``uvicorn triples.service.app:default_app --factory``."""
+    """The application with the default limits, for ``uvicorn triples.service.app:default_app --factory``."""
     return create_app(ServiceSettings(daily_db=daily.db_from_environment()))

@@ -77,7 +77,7 @@ function readAddress() {
   const deck = params.get("deck");
   game.deck = deck ? deck.split(/[\s,]+/).filter(Boolean) : null;
   const seed = params.get("seed");
-  game.seed = seed && /^-?[0-9]+$/.test(seed) ? seed : "1"; // any integer is a seed (SPEC 3)
+  game.seed = seed && /^-?[0-9]+$/.test(seed) ? seed : "1"; // any integer is a seed (docs/game.md)
   const moves = params.get("moves");
   game.moves = moves
     ? moves.split(",").filter(Boolean).map((m) => m.split("-").map(Number)).filter((m) => m.every(Number.isInteger))

@@ -1,0 +1,165 @@
+"""Interrupt ``triples rate`` again and again at random moments, resuming the same file each time,
+and count what went wrong: rows lost, rows duplicated, worker processes left behind, and the
+longest time from a signal to the command's exit.
+
+    python benchmarks/rate_faults.py                       # 300 interrupts over every executor
+    python benchmarks/rate_faults.py --interrupts 30       # quicker
+    python benchmarks/rate_faults.py --executors jobs-1,jobs-2
+
+Each interrupt starts the command on the file the previous runs left (so each run is also a
+resume), waits a random time (seeded: ``--seed``), sends SIGINT to its process group (as a
+terminal's Ctrl-C does), SIGTERM or SIGHUP to the command alone, and then checks:
+
+- rows lost: rows the command reported as kept (its ``deals:`` line) that are not in the file,
+  plus rows the file held before the run that are gone; must be 0;
+- rows duplicated: seeds in the file more than once; must be 0;
+- wrong rows: rows that differ (timing aside) from an uninterrupted rating of the same seeds;
+- orphans: processes below the command still running 2 s after it exited; must be 0;
+- the exit status (128 + the signal) and the time from the signal to the exit.
+
+A signal that lands while Python is still starting (importing triples, before the command has
+set its handlers) ends the process the default way (a KeyboardInterrupt, or killed by the
+signal) with nothing rated yet: those are counted apart, the files are still checked.
+
+A run that exits before the signal (the range finished) starts a new file. The machine's load is
+printed beside the figures: the exit times depend on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from triples.rate.rows import RateOptions, rate_batch, row_values
+
+COMMAND = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from triples.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+EXECUTORS = {"jobs-1": ["--jobs", "1"], "jobs-2": ["--jobs", "2"], "local-2": ["--scheduler", "local:2"]}
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+VARIANT, LAST = "classic", 99_999
+REFERENCE: dict[int, dict[str, Any]] = {}
+
+
+def reference(seed: int) -> dict[str, Any]:
+    if seed not in REFERENCE:
+        batch = list(range(seed, seed + 500))
+        for row in rate_batch(RateOptions(VARIANT, "high"), batch):
+            REFERENCE[row.seed] = {k: v for k, v in row_values(row).items() if k != "ms"}
+    return REFERENCE[seed]
+
+
+def descendants(pid: int) -> set[int]:
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def file_rows(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [orjson.loads(line) for line in path.read_text().splitlines()]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--interrupts", type=int, default=300, help="how many (default 300)")
+    parser.add_argument("--executors", default=",".join(EXECUTORS), help="comma-separated, of " + ", ".join(EXECUTORS))
+    parser.add_argument("--seed", type=int, default=20, help="of the random moments and choices (default 20)")
+    parser.add_argument("--longest", type=float, default=1.5, help="latest moment after the start, in s (default 1.5)")
+    parser.add_argument("--verbose", action="store_true", help="print each interrupt that went wrong")
+    args = parser.parse_args()
+    executors = args.executors.split(",")
+    chosen = random.Random(args.seed)
+    directory = Path(tempfile.mkdtemp(prefix="rate-faults-"))
+    out, files = directory / "rows-0", 0
+    survived = lost = duplicated = wrong = orphans = bad_status = early = 0
+    worst = 0.0
+    worst_by: Counter[str] = Counter()
+    started = time.monotonic()
+    for number in range(args.interrupts):
+        executor, signum = executors[number % len(executors)], chosen.choice(SIGNALS)
+        before = {row["seed"] for row in file_rows(out)}
+        command = [sys.executable, "-c", COMMAND, "rate", "--variant", VARIANT, "--seeds", f"0-{LAST}",
+                   "--format", "jsonl", "--out", out.name, *EXECUTORS[executor]]  # fmt: skip
+        child = subprocess.Popen(command, cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                 text=True, start_new_session=True)  # fmt: skip
+        time.sleep(chosen.uniform(0.0, args.longest))
+        workers = descendants(child.pid)
+        if signum == signal.SIGINT:
+            os.killpg(child.pid, signum)
+        else:
+            os.kill(child.pid, signum)
+        sent = time.monotonic()
+        _, err = child.communicate()
+        took = time.monotonic() - sent
+        worst = max(worst, took)
+        worst_by[executor] = max(worst_by[executor], round(took, 2))
+        deadline = time.monotonic() + 2.0
+        while any(running(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        orphans += sum(running(pid) for pid in workers)
+        if child.returncode == 0:  # the range was done before the signal: a new file
+            files += 1
+            out = directory / f"rows-{files}"
+            continue
+        bad_status += child.returncode not in (128 + signum, -signum)
+        rows = file_rows(out)
+        seeds = [row["seed"] for row in rows]
+        duplicated += len(seeds) - len(set(seeds))
+        lost += len(before - set(seeds))
+        kept = next((int(line.split()[1]) for line in err.splitlines() if line.startswith("deals: ")), None)
+        if kept is not None:
+            lost += max(0, kept - len(set(seeds)))
+        wrong += sum({k: v for k, v in row.items() if k != "ms"} != reference(row["seed"]) for row in rows)
+        if child.returncode == -signum:  # Python's default action: the command's code had not begun
+            early += 1
+            continue
+        ok = child.returncode == 128 + signum and "Traceback" not in err
+        survived += ok
+        if not ok and args.verbose:
+            print(f"  {executor} {signum.name}: exit {child.returncode}: {err.strip().splitlines()[-1:]}")
+    one, five, _ = os.getloadavg()
+    print(f"interrupts: {args.interrupts} over {', '.join(executors)} in {time.monotonic() - started:.0f} s "
+          f"(load average {one:.1f}, {five:.1f}; {os.cpu_count()} cores)")  # fmt: skip
+    print(f"interrupts survived: {survived} (exit status 128 + the signal, no traceback)")
+    print(f"signals before the command began (Python's own exit, nothing rated yet): {early}")
+    print(f"rows lost: {lost}")
+    print(f"rows duplicated: {duplicated}")
+    print(f"rows unlike an uninterrupted run: {wrong}")
+    print(f"orphan processes: {orphans}")
+    print(f"unexpected exit statuses: {bad_status}")
+    print(f"worst time to exit: {worst:.2f} s ({', '.join(f'{k} {v:.2f} s' for k, v in sorted(worst_by.items()))})")
+    return 0 if lost == duplicated == wrong == orphans == bad_status == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""Faults on real processes: stop signals at random moments on every executor, then resume; the
+parent killed with SIGKILL; and the stop-signal machinery (triples.rate.interrupts) itself.
+
+The random moments come from a seeded generator, so a failure can be replayed. Each run rates
+classic seeds, cheap enough that a run lasts a second or two.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from triples.rate.interrupts import Stop, StopSignals
+from triples.rate.rows import RateOptions, rate_batch, row_values
+
+# Ctrl-C turned back on: a child started from a background job would inherit it ignored.
+COMMAND = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from triples.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+VARIANT, LAST = "classic", 99_999  # a range no run here finishes: the signal always lands mid-run
+EXECUTORS = {"jobs-1": ["--jobs", "1"], "jobs-2": ["--jobs", "2"], "local-2": ["--scheduler", "local:2"]}
+EXIT_WITHIN = 4.0  # seconds; the contract is 2, the margin is for a loaded machine
+RANDOM = random.Random(20)
+
+
+REFERENCE: dict[int, dict[str, Any]] = {}
+
+
+def reference(last: int) -> list[dict[str, Any]]:
+    """The rows of an uninterrupted run of seeds 0 to ``last``, without the timing (rated in this
+    process, once for all tests)."""
+    missing = [seed for seed in range(last + 1) if seed not in REFERENCE]
+    for row in rate_batch(RateOptions(VARIANT, "high"), missing):
+        REFERENCE[row.seed] = comparable(dict(row_values(row)))
+    return [REFERENCE[seed] for seed in range(last + 1)]
+
+
+def comparable(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k != "ms"}
+
+
+def start(tmp_path: Path, executor: list[str]) -> subprocess.Popen[str]:
+    args = ["rate", "--variant", VARIANT, "--seeds", f"0-{LAST}", "--format", "jsonl", "--out", "rows", *executor]
+    return subprocess.Popen([sys.executable, "-c", COMMAND, *args], cwd=tmp_path, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+
+
+def wait_for_rows(path: Path, child: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while not (path.exists() and path.stat().st_size) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert child.poll() is None, child.communicate()
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live process below ``pid``, from the process table (/proc)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a process that is not a zombie (a zombie no longer runs)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def left_running(pids: set[int], within: float) -> set[int]:
+    deadline = time.monotonic() + within
+    while any(running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return {pid for pid in pids if running(pid)}
+
+
+def file_rows(path: Path) -> list[dict[str, Any]]:
+    return [orjson.loads(line) for line in path.read_text().splitlines()]  # every line whole, or this fails
+
+
+CASES = [(name, signum) for name in EXECUTORS for signum in (signal.SIGINT, signal.SIGTERM)]
+
+
+@pytest.mark.parametrize(("executor", "signum"), CASES, ids=[f"{n}-{s.name}" for n, s in CASES])
+def test_a_stop_signal_at_a_random_moment_keeps_every_row_and_resume_completes_the_run(
+    executor: str, signum: signal.Signals, tmp_path: Path
+) -> None:
+    out = tmp_path / "rows"
+    child = start(tmp_path, EXECUTORS[executor])
+    wait_for_rows(out, child)
+    time.sleep(RANDOM.uniform(0.0, 0.6))
+    workers = descendants(child.pid)
+    if signum == signal.SIGINT:
+        os.killpg(child.pid, signum)  # as a terminal's Ctrl-C: the whole process group
+    else:
+        os.kill(child.pid, signum)  # as kill PID: the command alone
+    sent = time.monotonic()
+    _, err = child.communicate(timeout=60)
+    took = time.monotonic() - sent
+    assert child.returncode == 128 + signum, err
+    assert took < EXIT_WITHIN
+    assert left_running(workers, 2.0) == set()
+    written = file_rows(out)
+    seeds = [row["seed"] for row in written]
+    assert seeds == sorted(set(seeds))
+    last = seeds[-1] + 10
+    expected = reference(last)
+    assert [comparable(row) for row in written] == [expected[seed] for seed in seeds]
+    lines = err.splitlines()
+    assert "Traceback" not in err
+    assert lines[3] == f"deals: {len(written)}"  # what it kept is what it says it kept
+    assert lines[-1] == (
+        f"interrupted ({signum.name}): rows holds {len(written)} rows of seeds 0-{LAST}; "
+        "the same command rates the rest"
+    )
+    # Resumed over the range it got through and a little more, the file holds exactly the rows of
+    # an uninterrupted run, each once, and only the missing seeds are rated.
+    resumed = subprocess.run([sys.executable, "-m", "triples", "rate", "--variant", VARIANT, "--seeds", f"0-{last}",
+                              "--format", "jsonl", "--out", "rows", "--jobs", "2"], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=120, check=False)  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"(resumed: {len(written)} rows already in rows)" in f"({resumed.stderr.splitlines()[3]})"
+    speed = resumed.stderr.splitlines()[-1]
+    assert f"({last + 1 - len(written)} new deals in " in speed  # only what was missing was rated
+    final = sorted(file_rows(out), key=lambda row: row["seed"])
+    assert [comparable(row) for row in final] == expected  # each seed once, as an uninterrupted run rates it
+
+
+@pytest.mark.parametrize("executor", ["jobs-2", "local-2"])
+def test_workers_exit_when_the_command_is_killed(executor: str, tmp_path: Path) -> None:
+    child = start(tmp_path, EXECUTORS[executor])
+    wait_for_rows(tmp_path / "rows", child)
+    workers = descendants(child.pid)
+    assert workers
+    os.kill(child.pid, signal.SIGKILL)
+    child.communicate(timeout=30)
+    assert left_running(workers, 5.0) == set()
+
+
+def test_a_signal_is_noted_not_raised_outside_raising() -> None:
+    with StopSignals() as stop:
+        assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.01)
+        assert (stop.stopped, stop.name, stop.exit_status) == (True, "SIGTERM", 143)
+        with pytest.raises(Stop), stop.raising():  # a signal noted already stops the next row at once
+            pass
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_signal_raises_stop_inside_raising() -> None:
+    with StopSignals() as stop, pytest.raises(Stop) as caught, stop.raising():
+        os.kill(os.getpid(), signal.SIGHUP)
+        time.sleep(1)  # interrupted by the handler's raise
+    assert (caught.value.signum, stop.exit_status) == (signal.SIGHUP, 129)
+
+
+def test_a_signal_ignored_at_the_start_stays_ignored() -> None:
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with StopSignals() as stop:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.01)
+            assert not stop.stopped
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -1,0 +1,124 @@
+"""Every cache the engines keep between calls, in one place: bounded, keyed by value, one ``clear``.
+
+Two kinds, both registered here so that ``clear()`` empties them all:
+
+- ``PerVariant``: a table derived from a variant's rules (``triples.derived``, the search's
+  layouts and bounds, the fair player's packing), keyed by the ``Variant`` itself. A variant
+  is a frozen model whose hash is computed once, and equal only to a variant with the same
+  rules and name, so two variants that share a name but not their rules never share an
+  entry. Least recently used first out, past ``VARIANTS_KEPT`` variants (a sweep over rule
+  sets sees many).
+- ``Memo``: what a pure function of its key returned (a bound per multiset, a fair choice
+  per seen position, an expectimax value per state). A plain dict, since the engines read
+  them in their innermost loops; past its bound the oldest tenth of its entries are dropped
+  (insertion order), never the whole, so speed has no cliff.
+
+Thread safety, for the service's worker threads: an entry is a pure function of its key, so
+a reader that misses an entry another thread just dropped recomputes the same value. Nothing
+ever clears a dict another thread may be reading, except ``clear()`` itself, which is for
+tests and benchmarks between runs. Single dict operations are atomic under the interpreter
+lock; eviction takes its victims with one C-level pass and removes them one by one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from itertools import islice
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+# Distinct variants whose derived tables are kept.
+VARIANTS_KEPT = 64
+
+
+class Memo(dict[K, V]):
+    """A dict with a bound: ``trim`` drops the oldest tenth of the entries once over it."""
+
+    def __init__(self, name: str, limit: int) -> None:
+        super().__init__()
+        self.name = name
+        self.limit = limit
+
+    def trim(self) -> None:
+        """Drop the oldest entries when over the bound (callers call it between searches)."""
+        excess = len(self) - self.limit
+        if excess > 0:
+            for key in list(islice(self, excess + self.limit // 10)):
+                self.pop(key, None)
+
+
+class PerVariant(Generic[K, V]):
+    """One table per key (a variant, or a variant and an option), built on first use by
+    ``build`` and kept least recently used first out past ``limit`` keys."""
+
+    def __init__(self, name: str, build: Callable[[K], V], limit: int = VARIANTS_KEPT) -> None:
+        self.name = name
+        self.build = build
+        self.limit = limit
+        self._tables: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, key: K) -> V:
+        tables = self._tables
+        # The common case without the lock: each OrderedDict operation is atomic, and an
+        # entry another thread evicted in between is simply not moved.
+        found = tables.get(key)
+        if found is not None:
+            try:  # noqa: SIM105  (suppress() costs a context manager per look-up)
+                tables.move_to_end(key)
+            except KeyError:
+                pass
+            return found
+        # Built outside the lock: a build may need other tables. Two threads may both build
+        # one; the tables are deterministic, so either result serves.
+        built = self.build(key)
+        with self._lock:
+            found = tables.setdefault(key, built)
+            tables.move_to_end(key)
+            while len(tables) > self.limit:
+                tables.popitem(last=False)
+        return found
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._tables.clear()
+
+
+_MEMOS: list[Memo[object, object]] = []
+_TABLES: list[PerVariant[object, object]] = []
+
+
+def memo(name: str, limit: int) -> Memo[K, V]:
+    """A new registered ``Memo``."""
+    made: Memo[K, V] = Memo(name, limit)
+    _MEMOS.append(made)  # type: ignore[arg-type]
+    return made
+
+
+def per_variant(name: str, build: Callable[[K], V], limit: int = VARIANTS_KEPT) -> PerVariant[K, V]:
+    """A new registered ``PerVariant`` table."""
+    made = PerVariant(name, build, limit)
+    _TABLES.append(made)  # type: ignore[arg-type]
+    return made
+
+
+def clear() -> None:
+    """Empty every cache: the next call of any engine starts cold (tests, benchmarks)."""
+    for table in _TABLES:
+        table.clear()
+    for kept in _MEMOS:
+        kept.clear()
+
+
+def sizes() -> dict[str, int]:
+    """How many entries each cache holds, by name (for tests and for looking inside)."""
+    found = {table.name: len(table) for table in _TABLES}
+    found.update((kept.name, len(kept)) for kept in _MEMOS)
+    return found
