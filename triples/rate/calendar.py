@@ -132,20 +132,9 @@ def parse_pattern(text: str) -> tuple[str, ...]:
     return bands
 
 
-def variant_spec(text: str) -> Any:
-    """What ``new`` takes for ``--variant``: a name, or a rule-set object written as JSON."""
-    if text.lstrip().startswith("{"):
-        try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError:
-            raise BadInput(f"--variant {text}: not a JSON object") from None
-    return text
-
-
 def parse_plan(args: argparse.Namespace) -> Plan:
-    spec = variant_spec(args.variant)
     try:
-        variant = variant_named(spec)
+        variant = variant_named(args.variant)
     except TriplesError as exc:
         raise BadInput(str(exc)) from None
     start = parse_date(args.start)
@@ -162,7 +151,8 @@ def parse_plan(args: argparse.Namespace) -> Plan:
     if min_best > variant.deck_size:
         raise BadInput(f"--min-best {min_best}: {variant.name} has only {variant.deck_size} cards")
     jobs = options.core_count() if args.jobs is None else args.jobs
-    return Plan(variant, spec, dates, pattern, seeds.first, seeds.last, min_best, jobs, args.format, args.db)
+    # `new` takes the canonical name as the variant, rules of one's own included
+    return Plan(variant, variant.name, dates, pattern, seeds.first, seeds.last, min_best, jobs, args.format, args.db)
 
 
 def main(args: argparse.Namespace) -> int:
