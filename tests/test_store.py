@@ -146,7 +146,7 @@ def run_triples(*args: str, out: IO[str] | int = subprocess.PIPE) -> subprocess.
 
 def test_one_writer_and_several_readers_at_once_lose_and_tear_nothing(tmp_path: Path) -> None:
     db = str(tmp_path / "shared.db")
-    last = 2000
+    last = 1200
     printed = (tmp_path / "printed.jsonl").open("w+")  # a file, not a pipe nobody reads while it runs
     writer = run_triples(
         "rate",
