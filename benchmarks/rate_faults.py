@@ -7,7 +7,8 @@ longest time from a signal to the command's exit.
     python benchmarks/rate_faults.py --executors jobs-1,jobs-2
 
 Each interrupt starts the command on the file the previous runs left (so each run is also a
-resume), waits a random time (seeded: ``--seed``), sends SIGINT to its process group (as a
+resume), waits for its first new row (for a share ``--at-start`` of the runs, not even that) and
+then a random time (seeded: ``--seed``), sends SIGINT to its process group (as a
 terminal's Ctrl-C does), SIGTERM or SIGHUP to the command alone, and then checks:
 
 - rows lost: rows the command reported as kept (its ``deals:`` line) that are not in the file,
@@ -83,6 +84,15 @@ def running(pid: int) -> bool:
         return False
 
 
+def wait_for_growth(path: Path, lines: int, child: subprocess.Popen[str]) -> None:
+    """Until the file has more rows than ``lines`` (or the command ended, or a minute passed)."""
+    deadline = time.monotonic() + 60
+    while child.poll() is None and time.monotonic() < deadline:
+        if path.exists() and path.read_bytes().count(b"\n") > lines:
+            return
+        time.sleep(0.01)
+
+
 def file_rows(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
@@ -95,13 +105,16 @@ def main() -> int:
     parser.add_argument("--executors", default=",".join(EXECUTORS), help="comma-separated, of " + ", ".join(EXECUTORS))
     parser.add_argument("--seed", type=int, default=20, help="of the random moments and choices (default 20)")
     parser.add_argument("--longest", type=float, default=1.5, help="latest moment after the start, in s (default 1.5)")
+    parser.add_argument(
+        "--at-start", type=float, default=0.2, help="share of signals timed from the start, not the first row"
+    )
     parser.add_argument("--verbose", action="store_true", help="print each interrupt that went wrong")
     args = parser.parse_args()
     executors = args.executors.split(",")
     chosen = random.Random(args.seed)
     directory = Path(tempfile.mkdtemp(prefix="rate-faults-"))
     out, files = directory / "rows-0", 0
-    survived = lost = duplicated = wrong = orphans = bad_status = early = 0
+    survived = lost = duplicated = wrong = orphans = bad_status = early = failed = 0
     worst = 0.0
     worst_by: Counter[str] = Counter()
     started = time.monotonic()
@@ -112,8 +125,20 @@ def main() -> int:
                    "--format", "jsonl", "--out", out.name, *EXECUTORS[executor]]  # fmt: skip
         child = subprocess.Popen(command, cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                  text=True, start_new_session=True)  # fmt: skip
+        if chosen.random() >= args.at_start:  # most signals land while seeds are being rated
+            wait_for_growth(out, len(before), child)
         time.sleep(chosen.uniform(0.0, args.longest))
         workers = descendants(child.pid)
+        if child.poll() is not None:  # it ended on its own before the signal
+            _, err = child.communicate()
+            if child.returncode != 0:
+                failed += 1
+                print(
+                    f"  {executor}: ended before the signal, exit {child.returncode}: {err.strip().splitlines()[-3:]}"
+                )
+            files += 1
+            out = directory / f"rows-{files}"
+            continue
         if signum == signal.SIGINT:
             os.killpg(child.pid, signum)
         else:
@@ -146,7 +171,7 @@ def main() -> int:
         ok = child.returncode == 128 + signum and "Traceback" not in err
         survived += ok
         if not ok and args.verbose:
-            print(f"  {executor} {signum.name}: exit {child.returncode}: {err.strip().splitlines()[-1:]}")
+            print(f"  {executor} {signum.name}: exit {child.returncode}: {err.strip().splitlines()[-6:]}")
     one, five, _ = os.getloadavg()
     print(f"interrupts: {args.interrupts} over {', '.join(executors)} in {time.monotonic() - started:.0f} s "
           f"(load average {one:.1f}, {five:.1f}; {os.cpu_count()} cores)")  # fmt: skip
@@ -156,9 +181,9 @@ def main() -> int:
     print(f"rows duplicated: {duplicated}")
     print(f"rows unlike an uninterrupted run: {wrong}")
     print(f"orphan processes: {orphans}")
-    print(f"unexpected exit statuses: {bad_status}")
+    print(f"unexpected exit statuses: {bad_status}; runs that failed before the signal: {failed}")
     print(f"worst time to exit: {worst:.2f} s ({', '.join(f'{k} {v:.2f} s' for k, v in sorted(worst_by.items()))})")
-    return 0 if lost == duplicated == wrong == orphans == bad_status == 0 else 1
+    return 0 if lost == duplicated == wrong == orphans == bad_status == failed == 0 else 1
 
 
 if __name__ == "__main__":

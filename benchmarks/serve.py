@@ -12,9 +12,15 @@ Starts `triples serve --no-access-log` on a free loopback port, then:
 - bad traffic: random bytes, truncated JSON, clients that hang up mid-request (after the
   headers, after half the body, before reading the answer), and 1,000 bodies of exactly the
   1 MiB limit plus 100 one byte over it; every request that stays connected must get a status,
-  and the server must still answer /health and /run correctly afterwards.
+  and the server must still answer /health and /run correctly afterwards;
+- the slow flood: --concurrency connections each sending slow requests (5,000 grid100 searches,
+  about 40 s of work) again as soon as answered, ignoring Retry-After, while one more
+  connection times 200 quick requests (/health and a small game, in turn): their p50 and p99
+  latency (the goal: p99 within 100 ms), and how the slow ones were answered.
 
-    python benchmarks/serve.py [--requests N] [--concurrency C]
+    python benchmarks/serve.py [--requests N] [--concurrency C] [--flood]
+
+--flood runs only the slow flood.
 
 Exit status 1 when a requirement fails: a failed request, memory after all requests more than
 10% over memory after 1,000, a bad request left without a status, or a server that stopped.
@@ -44,13 +50,14 @@ from typing import Any
 import orjson
 
 from triples import run
-from triples.cli import load_json
+from triples.jsonio import loads as load_json
 
 HOST = "127.0.0.1"
 MIB = 1024 * 1024
 REQUIRED_MEMORY_RATIO = 1.10
 START_TIMEOUT = 60
 REQUEST_TIMEOUT = 60
+FLOOD_P99_MS = 100
 
 
 # ---------------------------------------------------------------- the server
@@ -117,6 +124,7 @@ class Answer:
     status: int
     body: bytes
     closing: bool  # the server said Connection: close
+    head: bytes = b""  # the status line and headers
 
 
 def request_bytes(port: int, body: bytes, path: str = "/run", length: int | None = None) -> bytes:
@@ -140,7 +148,7 @@ async def read_answer(reader: asyncio.StreamReader) -> Answer:
             length = int(value)
         elif name == b"connection":
             closing = value.strip().lower() == b"close"
-    return Answer(status, await reader.readexactly(length), closing)
+    return Answer(status, await reader.readexactly(length), closing, head)
 
 
 class Connection:
@@ -265,6 +273,81 @@ async def load(port: int, pid: int, total: int, concurrency: int, first: int) ->
     return LoadReport(outcome, seconds, cpu_seconds(pid) - cpu_before, memory["first"], resident_mib(pid))
 
 
+# ---------------------------------------------------------------- the slow flood
+
+
+def slow_body(first_seed: int) -> bytes:
+    seeds = range(first_seed, first_seed + 5_000)
+    return orjson.dumps([op for seed in seeds for op in (["new", "g", seed, "grid100"], ["best", "g"])])
+
+
+@dataclass
+class FloodReport:
+    quick_latencies: list[float]
+    quick_failed: int
+    slow_statuses: Counter[str]
+
+
+async def slow_flood(port: int, concurrency: int, quick_requests: int = 200) -> FloodReport:
+    # Bodies are made before the flood starts, so that making them does not slow this client.
+    bodies = [request_bytes(port, slow_body(100_000 + 5_000 * i)) for i in range(concurrency * 2)]
+    statuses: Counter[str] = Counter()
+    flooding = True
+
+    async def flood(index: int) -> None:
+        connection, turn = await Connection.open(port), 0
+        while flooding:
+            try:
+                answer = await connection.send(bodies[(index + turn * concurrency) % len(bodies)])
+            except (OSError, asyncio.IncompleteReadError, TimeoutError):
+                statuses["no answer"] += 1
+                connection = await Connection.open(port)
+                continue
+            turn += 1
+            error = orjson.loads(answer.body).get("error", "") if answer.status != 200 else ""
+            kind = "time limit" if error.startswith("time limit") else "busy" if "busy" in error else ""
+            retry = " with Retry-After" if b"retry-after" in answer.head.lower() else ""
+            statuses[f"{answer.status} {kind}{retry}".strip()] += 1
+        connection.close()
+
+    floods = [asyncio.create_task(flood(index)) for index in range(concurrency)]
+    await asyncio.sleep(1.0)  # the flood has arrived and is being answered
+    quick = await Connection.open(port)
+    health = f"GET /health HTTP/1.1\r\nHost: {HOST}:{port}\r\n\r\n".encode()
+    small_game = game_body(1)
+    game, expected_game = request_bytes(port, small_game), expected_answer(small_game)
+    latencies, failed = [], 0
+    for index in range(quick_requests):
+        started = time.perf_counter()
+        answer = await quick.send(health if index % 2 == 0 else game)
+        latencies.append(time.perf_counter() - started)
+        failed += answer.status != 200 or (index % 2 == 1 and answer.body != expected_game)
+        await asyncio.sleep(0.01)
+    quick.close()
+    flooding = False
+    await asyncio.wait(floods, timeout=REQUEST_TIMEOUT)
+    return FloodReport(latencies, failed, statuses)
+
+
+def report_flood(report: FloodReport, concurrency: int) -> list[str]:
+    """Print the flood's figures; the requirements it did not meet."""
+    latencies_ms = [1000 * t for t in report.quick_latencies]
+    p99 = percentile(latencies_ms, 0.99)
+    print(f"slow flood: {concurrency} connections sending slow requests, {len(latencies_ms)} quick ones timed:")
+    print(
+        f"  quick requests    p50 {percentile(latencies_ms, 0.50):.1f} ms, p99 {p99:.1f} ms,"
+        f" max {max(latencies_ms):.1f} ms, failed {report.quick_failed} (load average {os.getloadavg()[0]:.1f})"
+    )
+    answered = ", ".join(f"{kind} x{count}" for kind, count in sorted(report.slow_statuses.items()))
+    print(f"  slow requests     {answered}")
+    failures = []
+    if report.quick_failed:
+        failures.append(f"{report.quick_failed} quick requests failed during the flood")
+    if p99 > FLOOD_P99_MS:
+        failures.append(f"quick requests' p99 {p99:.0f} ms during the flood (goal {FLOOD_P99_MS} ms)")
+    return failures
+
+
 # ---------------------------------------------------------------- bad traffic
 
 
@@ -383,7 +466,18 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=20_000)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--first", type=int, default=1_000, help="memory is also read after this many requests")
+    parser.add_argument("--flood", action="store_true", help="run only the slow flood")
     args = parser.parse_args()
+    if args.flood:
+        port = free_port()
+        server = start_server(port)
+        try:
+            flood = asyncio.run(slow_flood(port, args.concurrency))
+        finally:
+            stop_server(server)
+        failures = report_flood(flood, args.concurrency)
+        print("requirements: " + ("all met" if not failures else "NOT MET: " + "; ".join(failures)))
+        return 1 if failures else 0
 
     bodies = [game_body(1 + i % 1000) for i in range(args.requests)]
     in_process, in_process_cpu = in_process_rate(bodies)
@@ -395,6 +489,7 @@ def main() -> int:
         report = asyncio.run(load(port, server.pid, args.requests, args.concurrency, args.first))
         bad = asyncio.run(bad_traffic(port, random.Random(14)))
         after_bad = resident_mib(server.pid)
+        flood = asyncio.run(slow_flood(port, args.concurrency))
     finally:
         exit_status = stop_server(server)
 
@@ -431,7 +526,7 @@ def main() -> int:
         )
     print(f"  server memory after bad traffic {after_bad:.1f} MiB; exit status on Ctrl-C {exit_status}")
 
-    failures = []
+    failures = report_flood(flood, args.concurrency)
     if outcome.failed:
         failures.append(f"{outcome.failed} failed requests")
     if memory_ratio > REQUIRED_MEMORY_RATIO:

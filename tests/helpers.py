@@ -1,4 +1,4 @@
-"""Shared test data: the SPEC's explicit decks."""
+"""Shared test data: the worked examples' explicit decks."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ SEED1 = [
 ]
 SEED1_TABLE = ["9D", "AH", "4H", "9H", "3C", "7H", "2S", "2D", "AC", "7C"]
 
-# SPEC section 7: the task's worked examples, seed for seed (operations, outputs).
+# The task's worked examples, seed for seed (operations, outputs).
 SPEC_SECTION_7: dict[str, tuple[list[object], list[object]]] = {
     "play-seed-1": (
         [["new", "g", 1], ["play", "g", [5, 0, 2]], ["table", "g"], ["status", "g"], ["history", "g"]],
@@ -97,7 +97,7 @@ SPEC_SECTION_7: dict[str, tuple[list[object], list[object]]] = {
     ),
 }
 
-# SPEC section 9: Uniscraper's examples (config, best run), with test ids.
+# Uniscraper's examples (config, best run), with test ids.
 SPEC_SECTION_9: list[tuple[str, list[int]]] = [
     ("6KQJT98765432AKQJT98765432AKQJT987654", [35, 34, 33, 32, 31, 30, 29]),
     ("KJQKA2A", [4, 5, 6, 3, 2, 1]),

@@ -17,6 +17,9 @@ import orjson
 from hypothesis import strategies as st
 
 from triples.config import VARIANTS, Variant
+from triples.errors import TriplesError
+from triples.variants import FIELDS as VARIANT_FIELDS
+from triples.variants import variant_from
 
 VARIANT_NAMES: list[str] = sorted(VARIANTS)
 # Variants small enough to try every slot combination on each step (grid100 has C(100, 3)).
@@ -188,12 +191,12 @@ def brute_best(variant: Variant, deck_values: list[int], table_values: list[int]
 
 
 def naive_factory_order(variant: Variant) -> list[str]:
-    """SPEC section 3's factory order, spelled out again: suits S, H, D, C, ranks ascending."""
+    """SPEC section 3's factory order, spelled out again: suits S, H, D, C (the first `suits`), ranks ascending."""
     if variant.deck == "standard":
         ranks = ["A", *map(str, range(2, 11)), "J", "Q", "K"]
     else:
         ranks = [str(v) for v in range(1, variant.top_rank + 1)]
-    return [rank + suit for suit in "SHDC" for rank in ranks]
+    return [rank + suit for suit in "SHDC"[: variant.suits] for rank in ranks]
 
 
 def naive_deal(variant: Variant, seed: int) -> list[str]:
@@ -534,17 +537,36 @@ class ReferenceSession:
         game_id, source = args[0], args[1]
         if not (is_int(source) or isinstance(source, list)):
             return Prefix("error: usage: ")
-        if len(args) == 3 and not isinstance(args[2], str):
+        if len(args) == 3 and not isinstance(args[2], str | dict):
             return Prefix("error: usage: ")
-        name = args[2] if len(args) == 3 else "classic"
-        variant = VARIANTS.get(name)
+        variant, refusal = self._variant(args[2] if len(args) == 3 else "classic")
         deck = self._deck(variant, source) if variant is not None else None
         if variant is None:
-            return f"error: unknown variant '{escaped(name)}'" if self._plausible(source) else ANY_ERROR
+            return refusal if self._plausible(source) else ANY_ERROR
         if deck is None:
             return ANY_ERROR
         self.games[game_id] = ReferenceGame(variant, deck)
         return self.games[game_id].position().table
+
+    @staticmethod
+    def _variant(spec: str | dict[str, Any]) -> tuple[Variant | None, Expectation]:
+        """The variant a name or an object names, or None and the refusal to expect. An object
+        setting rule fields is built by the engine (its rules are checked in test_variants)."""
+        if isinstance(spec, str):
+            return VARIANTS.get(spec), f"error: unknown variant '{escaped(spec)}'"
+        if not set(spec) <= {"base", *VARIANT_FIELDS}:
+            return None, Prefix("error: bad variant: unknown field")
+        base = spec.get("base", "classic")
+        if not isinstance(base, str):
+            return None, Prefix("error: bad variant: base must be")
+        if base not in VARIANTS:
+            return None, f"error: unknown variant '{escaped(base)}'"
+        if set(spec) == {"base"} or not spec:
+            return VARIANTS[base], None
+        try:
+            return variant_from(spec), None
+        except TriplesError:
+            return None, Prefix("error: bad variant: ")
 
     @staticmethod
     def _plausible(source: object) -> bool:

@@ -174,3 +174,27 @@ def test_eight_threads_on_different_variants_give_the_sequential_answers() -> No
         thread.join()
     assert not errors
     assert found == sequential
+
+
+def test_rate_rows_are_the_same_cold_warm_and_in_any_order() -> None:
+    from dataclasses import replace
+
+    from triples.rate import columns
+    from triples.rate.rows import ANALYSES, rate_seed, with_analyses
+    from triples.strategy import strategy_named
+
+    grid = variant_named("grid")
+    analyses = [(name, ANALYSES[name]) for name in columns.DIFFICULTY_COLUMNS]
+
+    def row(seed: int) -> object:
+        made = with_analyses(grid, rate_seed(grid, strategy_named("high"), seed), analyses)
+        return replace(made, ms=0.0)  # the one column that is a timing
+
+    seeds = [5, 1, 2, 3, 4]
+    cold = {}
+    for seed in seeds:
+        caches.clear()
+        cold[seed] = row(seed)
+    warm = {seed: row(seed) for seed in seeds}
+    again = {seed: row(seed) for seed in reversed(seeds)}
+    assert cold == warm == again

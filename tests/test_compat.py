@@ -31,13 +31,13 @@ def complete(top: list[int], variant: Variant = SUM15) -> list[int]:
 
 
 def codes_by_appearance(values: list[int], variant: Variant) -> list[str]:
-    """SPEC section 8 spelled out (the property tests' literal reading of it)."""
+    """Numeric decks as values spelled out (the property tests' literal reading of it)."""
     codes = naive_value_deck(variant, values)
     assert codes is not None, values
     return codes
 
 
-# --- reference/sum-fifteen.txt ----------------------------------------------------------------
+# --- the sum-fifteen problem ----------------------------------------------------------------
 
 
 def test_example_1_as_printed_breaks_the_texts_own_constraint() -> None:
@@ -154,7 +154,7 @@ def test_bad_decks_raise_value_error_with_the_interpreters_message(deck: Any, me
         assert run([["new", "s", deck, "sum15"]]) == [f"error: {message}"]
 
 
-# --- reference/card-game-grid.txt: the game ---------------------------------------------------
+# --- the card-game-grid problem: the game ---------------------------------------------------
 
 
 def grid_codes(game: CardGame) -> dict[int, str]:
@@ -263,7 +263,7 @@ def test_a_move_on_an_empty_position_is_rejected() -> None:
     assert game.get_turns_played() == 12
 
 
-# --- reference/card-game-grid.txt: the solver --------------------------------------------------
+# --- the card-game-grid problem: the solver --------------------------------------------------
 
 
 def naive_triples(game: CardGame) -> list[list[int]]:
@@ -342,7 +342,7 @@ def test_int_decks_and_code_decks_of_the_same_cards_give_the_same_games(variant:
         assert by_values.table.snapshot() == by_codes.table.snapshot()
 
 
-# --- SPEC section 9: Uniscraper ----------------------------------------------------------------
+# --- Uniscraper ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("config", "expected"), SPEC_SECTION_9, ids=SPEC_SECTION_9_IDS)

@@ -104,3 +104,14 @@ def test_cards_of_a_value_in_factory_order() -> None:
     assert sum15.cards_of_value[0] == ()
     assert [c.code for c in classic.cards_of_value[10]][:5] == ["10S", "JS", "QS", "KS", "10H"]
     assert len(classic.cards_of_value[10]) == 16
+
+
+def test_a_copy_with_other_rules_derives_its_deck_and_hash_afresh() -> None:
+    from triples.config import variant_named
+
+    sum15 = variant_named("sum15")
+    assert len(sum15.cards) == 36 and hash(sum15)  # derived and kept on the original
+    smaller = sum15.model_copy(update={"top_rank": 5, "target": 9})
+    assert len(smaller.cards) == 20 and smaller.copies == (0, 4, 4, 4, 4, 4)
+    assert hash(smaller) != hash(sum15) and smaller != sum15
+    assert hash(sum15.model_copy()) == hash(sum15) and sum15.model_copy() == sum15

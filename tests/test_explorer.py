@@ -8,14 +8,18 @@ browser binary. Each test leaves a screenshot of its last screen in its pytest t
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +43,8 @@ CHROMIUM_ARGS = [
 WAIT_MS = 15_000
 START_TIMEOUT = 30
 
-SPEC_AFTER_0_2_5 = ["10S", "AH", "5H", "9H", "3C", "8H", "2S", "2D", "AC", "7C"]
-SPEC_AUTOPLAY = [[0, 3, 6], [0, 6, 7], [0, 4, 5], [0, 3, 5]]
+AFTER_0_2_5 = ["10S", "AH", "5H", "9H", "3C", "8H", "2S", "2D", "AC", "7C"]
+HIGH_ON_SEED_1 = [[0, 3, 6], [0, 6, 7], [0, 4, 5], [0, 3, 5]]
 
 
 def missing_tools() -> str | None:
@@ -71,13 +75,13 @@ def free_port() -> int:
     return port
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    skip_or_fail()
+@contextmanager
+def serving(*options: str) -> Iterator[str]:
+    """``triples serve`` on a free port with these options, stopped with Ctrl-C afterwards."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     process = subprocess.Popen(
-        [sys.executable, "-m", "triples", "serve", "--port", str(port), "--no-access-log"],
+        [sys.executable, "-m", "triples", "serve", "--port", str(port), "--no-access-log", *options],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -99,6 +103,13 @@ def server() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.communicate()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    skip_or_fail()
+    with serving() as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
@@ -168,7 +179,7 @@ def history(page: Any) -> list[str]:
 # ---------------------------------------------------------------- the tests
 
 
-def test_seed_1_deals_the_spec_table_as_cards(page: Any, server: str) -> None:
+def test_seed_1_deals_the_worked_examples_table_as_cards(page: Any, server: str) -> None:
     open_game(page, server)
     assert table(page) == SEED1_TABLE
     assert scores(page) == {"cleared": "0", "stock": "42", "best": "48", "over": "no"}
@@ -179,14 +190,14 @@ def test_seed_1_deals_the_spec_table_as_cards(page: Any, server: str) -> None:
     assert page.locator("#goal").inner_text() == "Take 3 cards that add up to 20"
 
 
-def test_clicking_slots_0_2_5_plays_the_spec_move(page: Any, server: str) -> None:
+def test_clicking_slots_0_2_5_plays_the_worked_examples_move(page: Any, server: str) -> None:
     open_game(page, server)
     click_slots(page, 0, 2)
     assert page.locator(".card.selected").count() == 2
     assert page.locator("#selection").inner_text() == "9 + 4 = 13 of 20 · 2/3 picked"
     click_slots(page, 5)
     expect(page.locator("#cleared")).to_have_text("3")
-    assert table(page) == SPEC_AFTER_0_2_5
+    assert table(page) == AFTER_0_2_5
     assert scores(page) == {"cleared": "3", "stock": "39", "best": "48", "over": "no"}
     assert history(page) == ["0-2-5"]
     assert page.url.endswith("/?variant=classic&seed=1&moves=0-2-5")
@@ -237,8 +248,8 @@ def test_autoplay_plays_to_the_end_with_the_chosen_strategy(page: Any, server: s
     settle(page)
     assert history(page) == ["-".join(map(str, move)) for move in expected[1]["moves"]]
     assert scores(page)["cleared"] == str(expected[2]["cleared"])
-    if strategy == "high":  # SPEC section 7
-        assert expected[1]["moves"] == SPEC_AUTOPLAY
+    if strategy == "high":  # the worked example of the high strategy
+        assert expected[1]["moves"] == HIGH_ON_SEED_1
         assert (page.locator("#status").text_content() or "").split()[:2] == ["cleared", "12"]
     assert page.locator("#autoplay").is_disabled() and page.locator("#hint").is_disabled()
 
@@ -279,7 +290,7 @@ def test_a_pasted_deck_is_dealt_and_kept_in_the_address(page: Any, server: str) 
     expect(page.locator("#cleared")).to_have_text("3")
     page.reload()
     expect(page.locator("#cleared")).to_have_text("3")
-    assert table(page) == SPEC_AFTER_0_2_5
+    assert table(page) == AFTER_0_2_5
 
 
 def test_a_phone_width_window_shows_the_whole_table(browser: Any, server: str, tmp_path: Path) -> None:
@@ -287,7 +298,7 @@ def test_a_phone_width_window_shows_the_whole_table(browser: Any, server: str, t
     phone = context.new_page()
     try:
         open_game(phone, server, "variant=classic&seed=1&moves=0-2-5")
-        assert table(phone) == SPEC_AFTER_0_2_5
+        assert table(phone) == AFTER_0_2_5
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390
         for slot in (0, 9):
             box = phone.locator(f'.card[data-slot="{slot}"]').bounding_box()
@@ -295,3 +306,175 @@ def test_a_phone_width_window_shows_the_whole_table(browser: Any, server: str, t
         phone.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
     finally:
         context.close()
+
+
+# ---------------------------------------------------------------- how hard the deal is, fair hints
+
+
+def rating_requests(page: Any) -> list[str]:
+    """The bodies of POST /run that ask for the deal's rating, as the page sends them."""
+    bodies: list[str] = []
+    page.on("request", lambda request: bodies.append(request.post_data or "") if request.url.endswith("/run") else None)
+    return bodies
+
+
+def rating_shown(page: Any) -> dict[str, str]:
+    return {name: page.locator(f"#{name}").inner_text() for name in ("band", "p-random", "fair-cleared")}
+
+
+def test_the_deals_band_and_p_random_are_the_rating_operations_asked_once_per_deal(page: Any, server: str) -> None:
+    bodies = rating_requests(page)
+    open_game(page, server)
+    rating = run([["new", "g", 1], ["rating", "g"]])[1]
+    assert (rating["band"], rating["fair"]) == ("medium", 48)
+    expected = {"band": rating["band"], "p-random": f"{rating['p_random']:.4f}", "fair-cleared": str(rating["fair"])}
+    assert rating_shown(page) == expected
+    click_slots(page, 0, 2, 5)
+    expect(page.locator("#cleared")).to_have_text("3")
+    page.locator("#undo").click()
+    expect(page.locator("#cleared")).to_have_text("0")
+    settle(page)
+    assert rating_shown(page) == expected
+    assert sum('["rating"' in body for body in bodies) == 1
+    page.locator("#seed").fill("3")
+    page.locator("#deal").click()
+    expect(page.locator('.card[data-slot="0"]')).to_have_attribute("data-code", run([["new", "g", 3]])[0][0])
+    settle(page)
+    other = run([["new", "g", 3], ["rating", "g"]])[1]
+    assert rating_shown(page) == {"band": other["band"], "p-random": f"{other['p_random']:.4f}", "fair-cleared": "48"}
+    assert sum('["rating"' in body for body in bodies) == 2
+
+
+def hinted_slots(page: Any, kind: str) -> list[int]:
+    slots: list[int] = page.locator(f".card.{kind}").evaluate_all(
+        "cards => cards.map(card => Number(card.dataset.slot))"
+    )
+    return slots
+
+
+@pytest.mark.parametrize(("seed", "moves"), [(3, ""), (1, "0-2-5")])
+def test_the_fair_hint_shows_the_fair_players_move_beside_the_best_lines(
+    page: Any, server: str, seed: int, moves: str
+) -> None:
+    played = [[int(slot) for slot in move.split("-")] for move in moves.split(",") if move]
+    expected = run([["new", "g", seed], *(["play", "g", move] for move in played), ["fair_move", "g"], ["solve", "g"]])
+    fair_move, line = expected[-2], expected[-1]
+    open_game(page, server, f"variant=classic&seed={seed}" + (f"&moves={moves}" if moves else ""))
+    page.locator("#fair-hint").click()
+    settle(page)
+    assert hinted_slots(page, "fair-hinted") == fair_move
+    assert hinted_slots(page, "hinted") == line["moves"][0]
+    apart = fair_move != line["moves"][0]
+    if seed == 3:
+        assert (fair_move, line["moves"][0]) == ([2, 5, 6], [1, 4, 6])  # where seeing the stock matters
+    tail = (
+        f"the best line plays {', '.join(map(str, line['moves'][0]))}: here they part"
+        if apart
+        else "the best line plays the same"
+    )
+    expect(page.locator("#message")).to_have_text(f"fair hint: play slots {', '.join(map(str, fair_move))} · {tail}")
+    assert page.locator(f'.card[data-slot="{fair_move[0]}"]').get_attribute("aria-label").endswith("fair hint)")
+    assert len(history(page)) == len(played)  # a hint plays nothing
+
+
+def test_the_variant_picker_offers_the_servers_variants(page: Any, server: str) -> None:
+    open_game(page, server)
+    options = page.locator("#variant option").evaluate_all("options => options.map(o => [o.value, o.textContent])")
+    variants = run([["variants"]])[0]
+    assert options == [[v["name"], f"{v['name']} ({v['per_move']} to {v['target']})"] for v in variants]
+    page.locator("#variant").select_option("pairs")
+    expect(page.locator("#goal")).to_have_text("Take 2 cards that add up to 14")
+
+
+def test_enter_on_a_focused_card_picks_it(page: Any, server: str) -> None:
+    open_game(page, server)
+    for slot in (0, 2, 5):
+        page.locator(f'.card[data-slot="{slot}"]').focus()
+        page.keyboard.press("Enter")
+    expect(page.locator("#cleared")).to_have_text("3")
+    settle(page)
+    assert table(page) == AFTER_0_2_5
+    assert page.locator('.card[data-slot="0"]').get_attribute("aria-label") == "slot 0: 10S, worth 10"
+
+
+# ---------------------------------------------------------------- rules of your own, the daily deal
+
+# Variant objects in `new` and the daily calendar come from other parts of the project; until
+# they are there these tests are expected to fail (strict: once they are, the tests must pass).
+VARIANT_OBJECTS = not str(run([["new", "g", 1, {"base": "classic"}]])[0]).startswith("error: ")
+needs_variant_objects = pytest.mark.xfail(
+    not VARIANT_OBJECTS, reason="`new` does not take variant objects yet", strict=True
+)
+
+
+def has_calendar() -> bool:
+    done = subprocess.run([sys.executable, "-m", "triples", "calendar", "--help"], capture_output=True, timeout=60)
+    return done.returncode == 0
+
+
+@needs_variant_objects
+def test_the_rules_form_deals_a_custom_variant_kept_in_the_address(page: Any, server: str) -> None:
+    open_game(page, server)
+    page.locator("#rules-toggle").click()
+    page.locator("#rule-slots").fill("11")
+    page.locator("#rule-target").fill("21")
+    page.locator("#rules-deal").click()
+    expect(page.locator(".card")).to_have_count(11)
+    settle(page)
+    rules = {"base": "classic", "slots": 11, "target": 21}
+    assert table(page) == run([["new", "g", 1, rules]])[0]
+    assert page.url.endswith("/?variant=classic&slots=11&target=21&seed=1")
+    assert page.locator("#goal").inner_text() == "Take 3 cards that add up to 21"
+    rating = run([["new", "g", 1, rules], ["rating", "g"]])[1]
+    expect(page.locator("#band")).to_have_text(rating["band"])
+    page.locator("#rule-slots").fill("0")
+    page.locator("#rules-deal").click()
+    refused = run([["new", "g", 1, {**rules, "slots": 0}]])[0]
+    assert refused.startswith("error: bad variant: slots")
+    expect(page.locator("#message")).to_have_text(refused)
+    assert page.url.endswith("/?variant=classic&slots=11&target=21&seed=1")
+    page.reload()
+    expect(page.locator(".card")).to_have_count(11)
+
+
+def test_daily_without_a_calendar_shows_the_services_message(page: Any, server: str) -> None:
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"{server}/daily/today", timeout=5)
+    assert refused.value.code == 404
+    message = json.loads(refused.value.read())["error"]
+    open_game(page, server)
+    page.locator("#daily").click()
+    expect(page.locator("#message")).to_have_text(f"error: daily: {message}")
+    assert table(page) == SEED1_TABLE  # the game stays
+
+
+@pytest.mark.xfail(not has_calendar(), reason="no `triples calendar` and `serve --db` yet", strict=True)
+def test_daily_opens_todays_deal_and_shows_its_band(browser: Any, tmp_path: Path) -> None:
+    store = tmp_path / "ratings.db"
+    today = datetime.now(UTC).date().isoformat()
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "triples", "calendar", "--variant", "classic", "--start", today, "--days", "1"),
+            *("--pattern", "medium", "--seeds", "1-40", "--db", str(store), "--jobs", "1"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    with serving("--db", str(store)) as base:
+        with urllib.request.urlopen(f"{base}/daily/today", timeout=5) as response:
+            daily = json.loads(response.read())
+        tab = browser.new_page()
+        try:
+            open_game(tab, base, "variant=classic&seed=2")
+            tab.locator("#daily").click()
+            expect(tab.locator("#daily-note")).to_have_text(
+                f"Daily deal of {today}: classic, seed {daily['seed']} · band {daily['band']} · best {daily['best']}"
+            )
+            settle(tab)
+            assert daily["band"] == "medium"
+            assert table(tab) == daily["table"]
+            assert tab.url.endswith(f"/?variant=classic&seed={daily['seed']}")
+            assert tab.locator("#band").inner_text() == daily["band"]
+        finally:
+            tab.close()

@@ -1,4 +1,4 @@
-"""Property-based tests over run() and the session: the SPEC's promises, checked on streams of
+"""Property-based tests over run() and the session: the documented promises, checked on streams of
 operations that mix valid and invalid ones, against the naive model in tests/reference.py."""
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def draw_step(data: st.DataObject, session: Session) -> Any:
 
 @given(st.data())
 def test_session_agrees_with_the_reference_model(data: st.DataObject) -> None:
-    """Each output is the SPEC's; a rejected or read-only operation changes nothing; every
+    """Each output is the documented one; a rejected or read-only operation changes nothing; every
     game's table, stock, status and history match a naive replay; cards are conserved."""
     session, model = Session(), ReferenceSession()
     for _ in range(data.draw(st.integers(min_value=1, max_value=30))):

@@ -1,4 +1,4 @@
-"""Quartets (SPEC section 10), checked against a brute force that tries every deal.
+"""Quartets (docs/quartets.md), checked against a brute force that tries every deal.
 
 The brute force below shares nothing with triples.quartets: it deals the cards every possible
 way into small games, plays each action on each deal's real hands, drops the deals an action
@@ -48,7 +48,7 @@ def answer(actions: list[str], rules: QuartetsRules = DEFAULT_RULES) -> object:
         return f"error: {exc}"
 
 
-# ---------------------------------------------------------------- SPEC examples
+# ---------------------------------------------------------------- the rules' examples
 
 
 def test_spec_example_cheated() -> None:

@@ -12,6 +12,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -186,3 +187,22 @@ def test_a_signal_ignored_at_the_start_stays_ignored() -> None:
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_the_pool_hands_over_rows_finished_behind_a_slow_seed_on_a_stop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed 0 takes a minute; seeds 1-9 finish at once on the other worker. A stop after a
+    second yields those nine (past the gap at seed 0), within a fraction of a second."""
+    from triples.rate import rows as rate_rows
+    from triples.rate.executors import ProcessPool
+
+    monkeypatch.setitem(rate_rows.COLUMNS, "slow", rate_rows.Column("slow", bool, 4))
+    monkeypatch.setitem(rate_rows.ANALYSES, "slow", lambda variant, row: time.sleep(60 if row.seed == 0 else 0) or True)
+    stop = StopSignals()  # not entered: no handlers; the stop is set by hand below
+    rated = ProcessPool(2).rate(RateOptions("sum15", "high", ("slow",)), [[0], [1, 2, 3], [4, 5, 6, 7, 8, 9]], stop)
+    began = time.monotonic()
+    timer = threading.Timer(1.0, setattr, (stop, "signum", signal.SIGTERM))
+    timer.start()
+    batches = list(rated)
+    timer.join()
+    assert time.monotonic() - began < 1.0 + EXIT_WITHIN
+    assert [[row.seed for row in rows] for rows in batches] == [list(range(1, 10))]

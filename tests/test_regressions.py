@@ -46,9 +46,9 @@ def test_echoed_text_that_is_valid_unicode_is_kept_as_it_is() -> None:
 # rule fires before "out of range", and an integer id or seed is a usage error.
 # Reproducer:
 #   printf '[["new","g",1],["play","g",[0,1,100000000000000000000000]]]' | triples run
-#   -> [..., "error: positions must be integers"]   (SPEC 4, rule 3: "error: position out of range")
+#   -> [..., "error: positions must be integers"]   (play rule 3: "error: position out of range")
 
-# -(2**63) - 1 is -1 modulo 2**32, so it deals SPEC section 3's seed -1 table.
+# -(2**63) - 1 is -1 modulo 2**32, so it deals the seed -1 test vector's table.
 SEED_MINUS_2_63_MINUS_1_TABLE = ["7H", "4S", "AS", "JC", "4D", "3D", "2H", "6C", "3C", "6S"]
 BIG = 100000000000000000000000  # 10**23: an integer in JSON, past orjson's 64 bits
 BIG_INTEGER_STREAM = (

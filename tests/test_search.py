@@ -174,7 +174,7 @@ def test_grid100_position_proven_below_99_by_the_packing_weights() -> None:
 
 
 def test_mid_game_best_through_run() -> None:
-    # The SPEC's first move, [5, 0, 2], is the start of a 48 line, so best stays 48; after
+    # The worked example's first move, [5, 0, 2], is the start of a 48 line, so best stays 48; after
     # the greedy autoplay gets stuck at 12 nothing is left to gain.
     outputs = run(
         [

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -26,7 +27,7 @@ from fastapi.testclient import TestClient
 
 from tests.helpers import SEED1, SEED1_TABLE
 from triples import __version__, cli, run
-from triples.service import ServiceSettings, create_app
+from triples.service import ServiceSettings, create_app, gate
 from triples.service import app as service_app
 
 MIB = 1024 * 1024
@@ -75,6 +76,8 @@ RUN_CASES = {
     "unicode-names": [["nöpe"], ["new", "g", 1, "clässic"], ["new", "g", ["A♠"]]],
     "strategies": [["new", "g", 3, "quads"], ["autoplay", "g", "lookahead"], ["history", "g"], ["best", "g"]],
     "unhashable-names": [[["best"], "g"], [{"solve": 1}, "g"], [None]],
+    "lone-surrogates": [["\udc00"], ["new", "\ud800", 1], ["status", "\ud800"]],
+    "400-digit-seed": [["new", "g", 10**399 + 7], ["new", "h", (10**399 + 7) % 2**32], ["table", "g"], ["table", "h"]],
     "empty": [],
 }
 
@@ -126,12 +129,29 @@ QUICK_CASES = {
     "solve": ([["solve", "g"]], False),
     "autoplay": ([["autoplay", "g"]], False),
     "not-operations": ([[["best"]], {"best": 1}, "best", []], True),
+    "unknown-operation": ([["frob", "g"]], True),
 }
+
+
+class Declared:
+    def __init__(self, cheap: bool) -> None:
+        self.cheap = cheap
+
+
+def test_an_operation_runs_in_the_event_loop_only_when_declared_cheap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(gate.OPERATIONS, "declared_cheap", Declared(cheap=True))
+    monkeypatch.setitem(gate.OPERATIONS, "declared_costly", Declared(cheap=False))
+    monkeypatch.setitem(gate.OPERATIONS, "undeclared", object())  # a new operation, its cost not said
+    assert [gate.quick([[name, "g"]]) for name in ("declared_cheap", "declared_costly", "undeclared")] == [
+        True,
+        False,
+        False,
+    ]
 
 
 @pytest.mark.parametrize(("operations", "quick"), QUICK_CASES.values(), ids=QUICK_CASES.keys())
 def test_only_surely_quick_requests_run_in_the_event_loop(operations: list[Any], quick: bool) -> None:
-    assert service_app.quick(operations) is quick
+    assert gate.quick(operations) is quick
 
 
 # ---------------------------------------------------------------- bad requests
@@ -150,11 +170,19 @@ def chunks(total: int, size: int = 64 * 1024) -> Iterator[bytes]:
 BAD_JSON = "invalid JSON at line 1, column "
 NOT_ARRAY = "expected a JSON array of operations, got "
 ERROR_CASES: dict[str, tuple[str, str, Any, int, str]] = {
-    "invalid-json": ("POST", "/run", b'[["new","g",1]', 400, BAD_JSON + "15: unexpected end of data"),
-    "trailing-garbage": ("POST", "/run", b"[] x", 400, BAD_JSON + "4: unexpected content after document"),
-    "empty-body": ("POST", "/run", b"", 400, BAD_JSON + "1: Input is a zero-length, empty document"),
-    "not-utf8": ("POST", "/run", b'["\xff"]', 400, BAD_JSON + "1: str is not valid UTF-8: surrogates not allowed"),
-    "lone-surrogate": ("POST", "/run", b'["\\udc00"]', 400, BAD_JSON + "3: invalid high surrogate in string"),
+    "invalid-json": (
+        "POST",
+        "/run",
+        b'[["new","g",1]',
+        400,
+        BAD_JSON + "15: the input ends before the JSON value does",
+    ),
+    "trailing-garbage": ("POST", "/run", b"[] x", 400, BAD_JSON + "4: more text after the JSON value"),
+    "empty-body": ("POST", "/run", b"", 400, "empty input: expected a JSON array of operations"),
+    "blank-body": ("POST", "/run", b" \r\n", 400, "empty input: expected a JSON array of operations"),
+    "not-utf8": ("POST", "/run", b'["\xff"]', 400, "input is not UTF-8 text"),
+    "form-body": ("POST", "/run", b"-d", 400, BAD_JSON + "2: a '-' with no digit after it"),
+    "nan": ("POST", "/run", b"[NaN]", 400, BAD_JSON + "2: unexpected character where a JSON value should start"),
     "object": ("POST", "/run", b'{"ops": []}', 400, NOT_ARRAY + "an object"),
     "string": ("POST", "/run", b'"new"', 400, NOT_ARRAY + "a string"),
     "number": ("POST", "/run", b"3", 400, NOT_ARRAY + "a number"),
@@ -254,7 +282,7 @@ def test_health(client: TestClient) -> None:
 
 def test_the_openapi_page_describes_run(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
-    assert set(schema["paths"]) == {"/run", "/health", "/daily/{day}"}
+    assert set(schema["paths"]) == {"/run", "/health", "/metrics", "/daily/{day}"}
     assert schema["paths"]["/run"]["post"]["requestBody"]["required"] is True
 
 
@@ -284,8 +312,13 @@ def test_the_explorer_needs_nothing_from_outside() -> None:
         # The only URL in the files is the SVG namespace of the inline favicon, never fetched.
         assert text.replace("http://www.w3.org/2000/svg", "").count("http") == 0, path.name
         assert "@import" not in text and "//cdn" not in text, path.name
-    script = (static / "explorer.js").read_text()
-    assert script.count("fetch(") == 1 and 'fetch("/run"' in script
+    # The scripts reach the service only through explorer.js: POST /run, and getJSON for a
+    # path of the service itself (the daily deal).
+    scripts = {path.name: path.read_text() for path in static.glob("*.js")}
+    assert [name for name, text in scripts.items() if "fetch(" in text] == ["explorer.js"]
+    assert re.findall(r"fetch\(([^,)]*)", scripts["explorer.js"]) == ['"/run"', "path"]
+    paths = [path for text in scripts.values() for path in re.findall(r"getJSON\(([^)]*)\)", text)]
+    assert paths and all(re.fullmatch(r'"/[a-z/]+"|path', path) for path in paths), paths
 
 
 # ---------------------------------------------------------------- triples serve
@@ -389,3 +422,92 @@ def test_triples_run_does_not_import_the_web_stack(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, timeout=TIMEOUT, cwd=tmp_path)
     assert done.stdout.decode().splitlines()[-1] == "[]"
+
+
+# ---------------------------------------------------------------- metrics
+
+
+def test_metrics_count_requests_operations_and_latency() -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with TestClient(create_app(ServiceSettings())) as fresh:
+        fresh.post("/run", content=b'[["new","g",1],["status","g"],["status","g"],["frob"],[]]')
+        fresh.post("/run", content=b"[")
+        fresh.get("/health")
+        fresh.get("/nope/1")
+        fresh.get("/nope/2")
+        response = fresh.get("/metrics")
+    assert (response.status_code, response.headers["content-type"]) == (
+        200,
+        "text/plain; version=1.0.0; charset=utf-8",
+    )
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(response.text)
+        for sample in family.samples
+    }
+    assert samples[("triples_requests_total", (("path", "/run"), ("status", "200")))] == 1
+    assert samples[("triples_requests_total", (("path", "/run"), ("status", "400")))] == 1
+    assert samples[("triples_requests_total", (("path", "/health"), ("status", "200")))] == 1
+    assert samples[("triples_requests_total", (("path", "other"), ("status", "404")))] == 2
+    assert samples[("triples_operations_total", (("operation", "new"),))] == 1
+    assert samples[("triples_operations_total", (("operation", "status"),))] == 2
+    assert samples[("triples_operations_total", (("operation", "unknown"),))] == 1
+    assert samples[("triples_operations_total", (("operation", "malformed"),))] == 1
+    assert samples[("triples_request_seconds_count", (("path", "/run"),))] == 2
+    assert samples[("triples_requests_in_flight", ())] == 1  # the /metrics request itself
+    assert samples[("triples_time_limit_hits_total", ())] == 0
+
+
+# ---------------------------------------------------------------- /docs, with nothing from outside
+
+
+def test_the_docs_page_and_its_assets_are_served_from_packages(client: TestClient) -> None:
+    page = client.get("/docs")
+    assert page.status_code == 200
+    assert "http" not in page.text.replace("http-equiv", "")  # every URL on the page is this service's
+    for name, media_type in service_app.DOCS_ASSETS.items():
+        asset = client.get(f"/docs/assets/{name}")
+        assert (asset.status_code, asset.headers["content-type"]) == (200, media_type)
+        assert f"/docs/assets/{name}" in page.text
+    assert client.get("/docs/assets/redoc.standalone.js").status_code == 404
+
+
+def test_the_docs_page_works_in_a_browser_with_no_other_host() -> None:
+    from tests.test_explorer import CHROMIUM, CHROMIUM_ARGS, skip_or_fail
+
+    skip_or_fail()
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "triples", "serve", "--port", str(port), "--no-access-log"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=ENV,
+    )
+    outside: list[str] = []
+    try:
+        wait_for_health(port, server)
+        base = f"http://127.0.0.1:{port}"
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page()
+
+            def only_this_service(route: Any) -> None:
+                if route.request.url.startswith(base + "/"):
+                    route.continue_()
+                else:
+                    outside.append(route.request.url)
+                    route.abort()
+
+            page.route("**/*", only_this_service)
+            page.goto(f"{base}/docs")
+            page.locator(".opblock-summary-path", has_text="/run").first.wait_for(timeout=15_000)
+            paths = page.locator(".opblock-summary-path").all_inner_texts()
+            browser.close()
+    finally:
+        server.kill()
+        server.communicate()
+    assert outside == []
+    assert {"/run", "/health", "/metrics"} <= {path.strip() for path in paths}

@@ -20,6 +20,8 @@ USAGE = {
     "solve": 'error: usage: ["solve", id]',
     "quartets": 'error: usage: ["quartets", actions]',
     "bestrun": 'error: usage: ["bestrun", config]',
+    "fair_move": 'error: usage: ["fair_move", id]',
+    "rating": 'error: usage: ["rating", id]',
     "variants": 'error: usage: ["variants"]',
 }
 
@@ -200,7 +202,7 @@ def test_undo_chain_back_to_the_deal() -> None:
 
 
 def test_status_reports_game_over() -> None:
-    # Seed 0 deals a classic table with no legal move at all (SPEC section 3's first vector).
+    # Seed 0 deals a classic table with no legal move at all (the first test vector of docs/game.md).
     out = apply_all([["new", "g", 0], ["status", "g"], ["moves", "g"]])
     assert out[1:] == [{"cleared": 0, "stock": 42, "over": True}, []]
 
@@ -235,7 +237,7 @@ def test_unknown_strategy_changes_nothing() -> None:
     assert out[1:] == ["error: unknown strategy 'nope'", []]
 
 
-# --- numeric decks given as values (SPEC section 8) -----------------------------------------
+# --- numeric decks given as values (docs/operations.md) -----------------------------------------
 
 SUM15_VALUES = [v for v in range(1, 10) for _ in range(4)]  # every sum15 value, ascending
 MIXED = "error: deck must be a list of card codes, or of values for a numeric deck"

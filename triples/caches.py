@@ -23,10 +23,9 @@ lock; eviction takes its victims with one C-level pass and removes them one by o
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from itertools import islice
-from typing import Generic, TypeVar
+from itertools import count, islice
+from typing import Any, Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -59,29 +58,28 @@ class PerVariant(Generic[K, V]):
         self.name = name
         self.build = build
         self.limit = limit
-        self._tables: OrderedDict[K, V] = OrderedDict()
+        # Per key: [table, when it was last used]. A hit stamps the entry in place, so it
+        # hashes the key once (a variant's hash is a Python call); eviction, past the limit
+        # only, scans the few entries for the oldest stamp.
+        self._tables: dict[K, list[Any]] = {}
+        self._clock = count()
         self._lock = threading.Lock()
 
     def __call__(self, key: K) -> V:
-        tables = self._tables
-        # The common case without the lock: each OrderedDict operation is atomic, and an
-        # entry another thread evicted in between is simply not moved.
-        found = tables.get(key)
-        if found is not None:
-            try:  # noqa: SIM105  (suppress() costs a context manager per look-up)
-                tables.move_to_end(key)
-            except KeyError:
-                pass
-            return found
+        entry = self._tables.get(key)
+        if entry is not None:
+            entry[1] = next(self._clock)
+            return entry[0]  # type: ignore[no-any-return]
         # Built outside the lock: a build may need other tables. Two threads may both build
         # one; the tables are deterministic, so either result serves.
         built = self.build(key)
         with self._lock:
-            found = tables.setdefault(key, built)
-            tables.move_to_end(key)
+            tables = self._tables
+            entry = tables.setdefault(key, [built, next(self._clock)])
             while len(tables) > self.limit:
-                tables.popitem(last=False)
-        return found
+                oldest = min(tables, key=lambda k: tables[k][1])
+                del tables[oldest]
+        return entry[0]  # type: ignore[no-any-return]
 
     def __len__(self) -> int:
         return len(self._tables)

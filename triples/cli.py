@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NoReturn
 
 from triples.exits import (  # re-exported: commands here and their tests name them as triples.cli's
     EXIT_BAD_INPUT,
@@ -30,8 +29,7 @@ from triples.exits import (  # re-exported: commands here and their tests name t
     CommandError,
 )
 from triples.install import install_hint
-
-_LONG_DIGITS = re.compile(rb"[0-9]{20}|-[0-9]{19}")  # the shortest integers past 64 bits
+from triples.jsonio import json_kind
 
 STDIN = "-"
 STDIN_LABEL = "<stdin>"
@@ -93,48 +91,13 @@ def read_input(path: str) -> bytes:
         raise CommandError(f"{path}: {exc.strerror or exc}") from None
 
 
-def json_kind(value: object) -> str:
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if value is None:
-        return "null"
-    return "a number"
-
-
-def load_json(data: bytes) -> Any:
-    """orjson's reading of ``data``, except that integers past 64 bits stay integers.
-
-    orjson reads such integers as floats, which would turn a position or seed of 2^64 into a
-    usage error instead of the range error run() gives it. Only a run of 20 digits (19 after a
-    minus) can hold one, so the standard library re-reads just those inputs (it keeps
-    integers exact).
-    """
-    import orjson
-
-    value = orjson.loads(data)
-    if _LONG_DIGITS.search(data) is None:
-        return value
-    import json
-
-    try:
-        return json.loads(data)
-    except (RecursionError, ValueError):  # nesting orjson allows but the stdlib cannot reach
-        return value
-
-
 def parse_json(data: bytes, source: str) -> Any:
-    import orjson
+    from triples.jsonio import JSONInputError, loads
 
     try:
-        return load_json(data)
-    except orjson.JSONDecodeError as exc:
-        raise CommandError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        return loads(data)
+    except JSONInputError as exc:
+        raise CommandError(f"{source}: {exc}") from None
 
 
 def read_operations(path: str) -> list[Any]:
@@ -146,8 +109,9 @@ def read_operations(path: str) -> list[Any]:
 
 
 def write(data: bytes) -> None:
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
+    from triples.batch import write_all
+
+    write_all(sys.stdout.buffer, data)
 
 
 # ---------------------------------------------------------------- run
@@ -160,87 +124,64 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--jsonl",
         action="store_true",
-        help="JSON Lines: one operation per input line, one output per output line, "
-        "each written and flushed as soon as it is answered",
+        help="read JSON Lines from the first line on, answering each line as soon as it arrives "
+        "(without it, the first answer waits for the second line, which shows that the input is lines)",
     )
+
+
+RUN_DESCRIPTION = """\
+Apply operations and print their outputs. FILE (or stdin) holds one of three
+shapes, and the shape decides the mode:
+
+  one JSON array of operations      -> one JSON array of outputs (one session)
+  JSON Lines, one operation a line  -> one output a line, all in one session,
+                                       each answered as soon as its line arrives
+  JSON Lines, one array of          -> one output array a line, each line
+  operations a line                    its own fresh session
+
+The input is read as lines when it holds more than one non-blank line and its
+first non-blank line is a complete JSON value. Blank lines are skipped (they
+get no answer); a line that is not JSON is answered with "error: invalid JSON:
+..." and the stream goes on. Memory does not grow with the length of a stream.
+
+--jsonl reads lines from the start, so a program that waits for each answer
+before writing the next line (a coprocess) gets the first one at once.
+`triples` and `python -m triples` with no command do what `triples run` does."""
 
 
 @command(
     "run",
-    summary="apply operations in one session and print their outputs",
-    description="""\
-Apply operations in one session and print their outputs.
-
-By default FILE (or stdin) holds one JSON array of operations, and stdout gets
-one JSON array of outputs, one per operation.
-
-With --jsonl, every input line is one operation and every output line is its
-answer, written and flushed before the next line is read, so another program
-can drive triples as a coprocess. Blank lines are skipped (they get no answer);
-a line that is not JSON is answered with "error: invalid JSON: ..." and the
-stream goes on. Memory does not grow with the length of the stream.""",
+    summary="apply operations and print their outputs (the default command)",
+    description=RUN_DESCRIPTION,
     example="""\
 examples:
   echo '[["new","g",1],["status","g"]]' | triples run
   triples run operations.json
-  printf '%s\\n' '["new","g",1]' '["moves","g"]' | triples run --jsonl""",
+  printf '%s\\n' '["new","g",1]' '["moves","g"]' | triples run
+  printf '%s\\n' '[["new","g",1],["best","g"]]' '[["new","g",2],["best","g"]]' | triples
+  triples --jsonl < operations.jsonl""",
     arguments=add_run_arguments,
 )
 def run_command(args: argparse.Namespace) -> int:
-    if args.jsonl:
-        return run_jsonl(args.file)
-    import orjson
+    from triples.batch import answer
+    from triples.jsonio import JSONInputError
 
-    from triples.api import run
-
-    operations = read_operations(args.file)
-    write(orjson.dumps(run(operations)) + b"\n")
-    return EXIT_OK
-
-
-def run_jsonl(path: str) -> int:
-    if path == STDIN:
-        answer_lines(standard_input(), sys.stdout.buffer)
-        return EXIT_OK
-    try:
-        file = open(path, "rb")  # noqa: SIM115 (only the opening is a user's mistake to report)
-    except OSError as exc:
-        raise CommandError(f"{label(path)}: {exc.strerror or exc}") from None
-    with file:
-        answer_lines(file, sys.stdout.buffer)
-    return EXIT_OK
-
-
-def json_problem(line: bytes) -> str:
-    """What is wrong with a line that is not JSON, with a column counted within the line."""
-    import orjson
-
-    try:
-        orjson.loads(line.rstrip(b"\r\n"))  # else an unfinished line would end "at line 2"
-    except orjson.JSONDecodeError as exc:
-        return f"{exc.msg} at column {exc.colno}"
-    return "not a JSON value"  # unreachable: the line failed to parse a moment ago
-
-
-def answer_lines(lines: Iterable[bytes], out: BinaryIO) -> None:
-    """Answer each operation line as it arrives: only the current line is held in memory."""
-    import orjson
-
-    from triples.session import Session
-
-    session = Session()
-    loads, dumps, decode_error = load_json, orjson.dumps, orjson.JSONDecodeError
-    for line in lines:
-        if not line.strip(b" \t\r\n"):  # blank by JSON's own whitespace, not Python's
-            continue
+    source = label(args.file)
+    if args.file == STDIN:
+        stream = standard_input()
+    else:
         try:
-            operation = loads(line)
-        except decode_error:
-            output: Any = f"error: invalid JSON: {json_problem(line)}"
-        else:
-            output = session.apply(operation)
-        out.write(dumps(output) + b"\n")
-        out.flush()
+            stream = open(args.file, "rb")  # noqa: SIM115 (only the opening is a user's mistake to report)
+        except OSError as exc:
+            raise CommandError(f"{source}: {exc.strerror or exc}") from None
+    try:
+        answer(stream, sys.stdout.buffer, lines=args.jsonl)
+    except JSONInputError as exc:
+        raise CommandError(f"{source}: {exc}") from None
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    return EXIT_OK
 
 
 # ---------------------------------------------------------------- record
@@ -466,6 +407,46 @@ examples:
 )
 
 
+# ---------------------------------------------------------------- sweep (triples/rate/sweep.py)
+
+
+def import_sweep() -> Any:
+    import_rate()  # the same refusal when the rate package is missing
+    import importlib
+
+    return importlib.import_module("triples.rate.sweep")
+
+
+def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
+    import_sweep().add_arguments(parser)
+
+
+def sweep_command(args: argparse.Namespace) -> int:
+    status: int = import_sweep().main(args)
+    return status
+
+
+register(
+    Command(
+        "sweep",
+        summary="rate seeds under every combination of varied rules",
+        description="""\
+Sweep rules: rate the same seeds under every combination of the --vary values laid over the
+--variant base (the first --vary outermost), one row per rule set with its canonical name,
+mean best, win rates with 95% Wilson intervals, and with --fair/--difficulty the fair player
+and the bands. Each row is what triples rate reports for that variant and those seeds.""",
+        example="""\
+examples:
+  triples sweep --variant classic --vary target=18..22 --vary slots=9..11 --seeds 1-1000 --plot sweep.png
+  triples sweep --variant sum15 --vary per_move=2,3 --seeds 1-500 --difficulty --plot hard.png --measure hard
+  triples sweep --variant '{"base": "pairs", "suits": 2}' --vary court=10/10/10,11/12/13 --seeds 1-200 \\
+      --format csv --out pairs.csv""",
+        add_arguments=add_sweep_arguments,
+        run=sweep_command,
+    )
+)
+
+
 # ---------------------------------------------------------------- calendar (triples/rate/calendar.py)
 
 
@@ -556,7 +537,16 @@ def bestrun_command(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- serve (triples/service/)
 
-SERVE_PACKAGES = {"fastapi", "starlette", "uvicorn", "pydantic_settings", "anyio", "h11"}
+SERVE_PACKAGES = {
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "pydantic_settings",
+    "anyio",
+    "h11",
+    "prometheus_client",
+    "fastapi_offline",
+}
 
 
 def port_number(text: str) -> int:
@@ -571,12 +561,29 @@ def worker_count(text: str) -> int:
     return int(text)
 
 
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 1e9:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"invalid time limit: {text!r} (a number of seconds above 0)")
+    return value
+
+
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)"
     )
     parser.add_argument("--port", type=port_number, default=8000, help="port to listen on (default: 8000)")
     parser.add_argument("--workers", type=worker_count, default=1, help="server processes (default: 1)")
+    parser.add_argument(
+        "--time-limit",
+        type=seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="a request still running after this long is answered 503 and its work stops (default: 10)",
+    )
     parser.add_argument("--no-access-log", dest="access_log", action="store_false", help="do not log each request")
     parser.add_argument(
         "--db", metavar="FILE", help="serve GET /daily from the calendar in this store (triples calendar)"
@@ -593,12 +600,15 @@ Serve the interpreter over HTTP (docs/service.md) until Ctrl-C:
                 exactly what run() (and `triples run`) gives, one fresh
                 session per request; bad requests get {"error": ...}
                 with a 4xx status (400 invalid JSON or not an array,
-                413 body over 1 MiB or more than 10,000 operations)
+                413 body over 1 MiB or more than 10,000 operations);
+                503 past the time limit, or when too many requests wait
+                (with Retry-After)
   GET  /health  {"ok": true, "version": ...}
+  GET  /metrics counters in Prometheus's text format
   GET  /daily/{YYYY-MM-DD}, /daily/today
                 the deal of the day from the calendar in --db FILE
   GET  /        the deal explorer: play a deal in the browser
-  GET  /docs    the OpenAPI page
+  GET  /docs    the OpenAPI page (works offline)
 
 Listens on 127.0.0.1 (this machine only) unless --host says otherwise.
 Needs the serve extra: pip install 'triples-solitaire[serve]'.""",
@@ -619,7 +629,7 @@ def serve_command(args: argparse.Namespace) -> int:
     if args.db is not None:
         serve_daily_from(args.db)
     try:
-        serve(args.host, args.port, args.workers, args.access_log)
+        serve(args.host, args.port, args.workers, args.access_log, args.time_limit)
     except CannotListen as exc:
         raise CommandError(str(exc)) from None
     return EXIT_OK
@@ -702,12 +712,28 @@ examples:
   triples run --help"""
 
 
-def build_parser(chosen: str | None) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser | None]:
+class UsageError(Exception):
+    """A command line argparse refuses: reported on one line, ``<prog>: error: <message>``."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser, except that a usage error raises instead of printing the usage: the
+    usage is for --help, an error is one line."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(self.prog, message)
+
+
+def build_parser(chosen: str | None) -> tuple[ArgumentParser, ArgumentParser | None]:
     """The parser of the tool, with the arguments of the ``chosen`` command only, and the
     chosen command's own parser."""
     from triples import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="triples",
         description=TOOL_DESCRIPTION,
         epilog=TOOL_EPILOG,
@@ -730,9 +756,59 @@ def build_parser(chosen: str | None) -> tuple[argparse.ArgumentParser, argparse.
     return parser, chosen_parser
 
 
+TOOL_OPTIONS = frozenset({"-h", "--help", "--version"})
+RUN_OPTIONS = frozenset({STDIN, "--jsonl"})
+
+
 def chosen_command(argv: Sequence[str]) -> str | None:
     # The tool's own options take no values, so its first non-option word is the command.
     return next((word for word in argv if not word.startswith("-")), None)
+
+
+def looks_like_a_file(word: str) -> bool:
+    return os.path.exists(word) or "/" in word or "." in word
+
+
+def with_command(argv: list[str]) -> list[str]:
+    """``argv`` with the command it means: no command means ``run`` (of stdin, or of the files
+    named); a word that is neither a command nor a file is an unknown command."""
+    chosen = chosen_command(argv)
+    if chosen in COMMANDS or argv[0] in TOOL_OPTIONS:
+        return argv
+    if chosen is None:  # options only: run's (``-``, ``--jsonl``), or ones nobody knows
+        unknown = [word for word in argv if word not in RUN_OPTIONS]
+        if unknown:
+            raise UsageError("triples", f"unrecognized arguments: {' '.join(unknown)}")
+        return ["run", *argv]
+    if looks_like_a_file(chosen):
+        return ["run", *argv]
+    names = ", ".join(COMMANDS)
+    raise UsageError("triples", f"unknown command '{chosen}' (commands: {names}; or a FILE of operations to run)")
+
+
+def joined_values(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """``argv`` with ``--option -5-3`` written ``--option=-5-3`` where the option takes a value:
+    argparse would read a value that starts with '-' (and is not a plain negative number) as
+    another option, and say the first one has no value."""
+    takes_value = {
+        name
+        for name, action in parser._option_string_actions.items()  # no public listing of a parser's options
+        if action.nargs is None and name.startswith("--")
+    }
+    known = set(parser._option_string_actions)
+    joined: list[str] = []
+    for word in argv:
+        previous = joined[-1] if joined else ""
+        if previous in takes_value and word.startswith("-") and word not in known and "=" not in previous:
+            joined[-1] = f"{previous}={word}"
+        else:
+            joined.append(word)
+    return joined
+
+
+def short_help() -> str:
+    parser, _ = build_parser(None)
+    return parser.format_help()
 
 
 def report_error(command_name: str | None, message: str) -> None:
@@ -740,18 +816,35 @@ def report_error(command_name: str | None, message: str) -> None:
     print(f"{prog}: error: {message}", file=sys.stderr)
 
 
-def dispatch(argv: Sequence[str]) -> int:
-    chosen = chosen_command(argv)
-    name = chosen if chosen in COMMANDS else None
+def stdin_is_a_terminal() -> bool:
     try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (OSError, ValueError):
+        return False
+
+
+def dispatch(argv: list[str]) -> int:
+    name: str | None = None
+    try:
+        if not argv and stdin_is_a_terminal():  # nothing piped in: say what the tool does, not wait
+            write(short_help().encode())
+            return EXIT_OK
+        argv = with_command(argv) if argv else ["run"]
+        chosen = chosen_command(argv)
+        name = chosen if chosen in COMMANDS else None
         parser, command_parser = build_parser(name)
+        if command_parser is not None:
+            argv = joined_values(argv, command_parser)
         try:
             args, extras = parser.parse_known_args(argv)
-            if extras:  # said by the command's parser, so that its usage line is the one shown
+            if extras:  # said by the command's parser, so that its name is the one shown
                 (command_parser or parser).error(f"unrecognized arguments: {' '.join(extras)}")
-        except SystemExit as exc:  # --help, --version and usage errors have printed already
+        except SystemExit as exc:  # --help and --version have printed already
             return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
         return COMMANDS[args.command].run(args)
+    except UsageError as exc:
+        print(f"{exc.prog}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except CommandError as exc:
         report_error(name, str(exc))
         return exc.status

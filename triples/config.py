@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,6 +37,15 @@ class Variant(BaseModel):
     def model_post_init(self, context: object) -> None:
         if (self.deck == "standard") != (self.court is not None):
             raise ValueError("court values are given exactly when the deck is standard")
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Variant:
+        """A copy, with ``update``'s fields changed. What is derived from the fields (the deck,
+        the values, the hash) is derived afresh: a copy keeps none of the original's."""
+        copied = super().model_copy(update=update, deep=deep)
+        for name, attribute in vars(Variant).items():
+            if isinstance(attribute, cached_property):
+                copied.__dict__.pop(name, None)
+        return copied
 
     def __hash__(self) -> int:
         # Every cache keys on the variant's value: hashing all the fields on each look-up would
@@ -115,10 +125,17 @@ def register(variant: Variant) -> Variant:
 
 
 def variant_named(name: str) -> Variant:
-    try:
-        return VARIANTS[name]
-    except KeyError:
-        raise UnknownVariant(name) from None
+    """A registered variant, or a rule set of one's own by its canonical name
+    (``classic(slots=11,target=21)``): the name a custom variant carries is enough to rebuild it,
+    so a name can cross to a worker process, a file or a URL and come back as the same rules."""
+    found = VARIANTS.get(name)
+    if found is not None:
+        return found
+    if "(" not in name:
+        raise UnknownVariant(name)
+    from triples.variants import variant_from  # built on this module: imported on first use
+
+    return variant_from(name)
 
 
 register(Variant(name="classic", slots=10, per_move=3, target=20, court=(10, 10, 10)))

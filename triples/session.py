@@ -7,6 +7,7 @@ failure into an ``"error: ..."`` string at the edge, so nothing ever escapes to 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any, Literal
@@ -14,11 +15,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
 from triples import rules, strategy
-from triples.config import DEFAULT_VARIANT, VARIANTS, Variant, variant_named
+from triples.config import DEFAULT_VARIANT, VARIANTS, Variant
+from triples.deadline import TimeLimitExceeded
 from triples.deal import MIXED_DECK, deal
 from triples.errors import TriplesError
 from triples.strategy import DEFAULT_STRATEGY
 from triples.table import Table
+from triples.variants import variant_from
 
 __all__ = ["MIXED_DECK", "OPERATIONS", "Session", "deal", "operation"]
 
@@ -33,14 +36,14 @@ class OperationError(TriplesError):
 class Args(BaseModel):
     """The arguments after an operation's name and id, validated strictly, by position."""
 
-    model_config = ConfigDict(strict=True, frozen=True)
+    model_config = ConfigDict(strict=True, frozen=True, defer_build=True)  # built when first used: start-up
 
     id: GameId
 
 
 class NewArgs(Args):
     seed_or_deck: StrictInt | list[Any]
-    variant: StrictStr = DEFAULT_VARIANT
+    variant: StrictStr | dict[str, Any] = DEFAULT_VARIANT  # a name, or an object of rules (triples.variants)
 
 
 class PlayArgs(Args):
@@ -126,6 +129,8 @@ class Session:
             return op.handler(self, op.parse(raw[1:]))
         except TriplesError as exc:
             return writable(f"error: {exc}")
+        except TimeLimitExceeded:  # no answer: the caller who set the limit stops the run
+            raise
         except Exception as exc:  # a defect: still an answer, never a crash of the caller
             return f"error: internal error ({type(exc).__name__})"
 
@@ -152,7 +157,7 @@ def moves_json(moves: list[Any]) -> list[list[int]]:
 
 @operation("new", NewArgs)
 def op_new(session: Session, args: NewArgs) -> Output:
-    table = deal(variant_named(args.variant), args.seed_or_deck)
+    table = deal(variant_from(args.variant), args.seed_or_deck)
     session.games[args.id] = table
     return table.codes()
 
@@ -220,7 +225,7 @@ def op_solve(session: Session, args: Args) -> Output:
 class BestrunArgs(BaseModel):
     """``["bestrun", config]``: no game id, the whole pyramid is in the config."""
 
-    model_config = ConfigDict(strict=True, frozen=True)
+    model_config = ConfigDict(strict=True, frozen=True, defer_build=True)  # built when first used: start-up
 
     config: StrictStr
 
@@ -235,7 +240,7 @@ def op_bestrun(session: Session, args: BestrunArgs) -> Output:
 class QuartetsArgs(BaseModel):
     """``["quartets", actions]``: no game id, the watched game is the list of action lines."""
 
-    model_config = ConfigDict(strict=True, frozen=True)
+    model_config = ConfigDict(strict=True, frozen=True, defer_build=True)  # built when first used: start-up
 
     actions: list[StrictStr]
 
@@ -245,6 +250,35 @@ def op_quartets(session: Session, args: QuartetsArgs) -> Output:
     from triples import quartets
 
     return quartets.judge(args.actions).as_json()
+
+
+@operation("fair_move", cost="search")
+def op_fair_move(session: Session, args: Args) -> Output:
+    """The move the fair player (who never sees the stock) makes from here; ``[]`` when none."""
+    from triples import fair
+
+    move = fair.fair(session.table(args.id))
+    return [] if move is None else list(move)
+
+
+@operation("rating", cost="search")
+def op_rating(session: Session, args: Args) -> Output:
+    """How hard the game's deal is, judged from the deal itself whatever has been played since:
+    ``best``, what ``high`` and ``fair`` clear, random play's chance of ``best`` (``None`` when
+    the whole deck is dealt at once, where random play has astronomically many lines), band."""
+    from triples import difficulty, search
+
+    played = session.table(args.id)
+    deal_table = Table(played.variant, played.deck)
+    best = search.best_cleared(deal_table)
+    high = difficulty.played_out(deal_table, strategy.strategy_named("high"))
+    fair = difficulty.played_out(deal_table, strategy.strategy_named("fair"))
+    p_random: float | None = None
+    if played.variant.slots < played.variant.deck_size:
+        with suppress(difficulty.TooManyStates):  # past the state limit the chance stays unknown
+            p_random = difficulty.p_random(deal_table, best)
+    band = difficulty.band(high=high, fair=fair, best=best)
+    return {"band": band, "p_random": p_random, "best": best, "high": high, "fair": fair}
 
 
 class NoArgs(BaseModel):

@@ -38,7 +38,7 @@ from triples.rate.rows import RateOptions, Row, installed_version, rate_batch
 QUIET = logging.CRITICAL
 # Throughput settings for a cluster of our own (a shared scheduler keeps its owner's settings):
 # the workers' stack sampler, every 10 ms, competes with the rating for each worker's GIL; and
-# the batches, few and bounded by in_submission_order, may all wait on the workers instead of
+# the batches, few and bounded by the executor's window, may all wait on the workers instead of
 # each one going out when the last comes back.
 LOCAL_CONFIG = {
     "distributed.worker.profile.enabled": False,
@@ -107,7 +107,8 @@ class OnCluster:
         finally:
             unfinished = [future for future in pending if not future.done()]
             if unfinished:
-                self.client.cancel(unfinished, force=True)
+                with suppress(Exception):  # best effort: a stopped run's tasks are dropped on closing too
+                    self.client.cancel(unfinished, force=True)
 
 
 def wait_done(future: Future[Any], stop: StopSignals) -> bool:
@@ -173,16 +174,23 @@ def connect(scheduler: str, local_workers: int | None, timeout: float, stop: Sto
     processes then exit with the command."""
     logging.getLogger("distributed").setLevel(QUIET)
     with ExitStack() as stack:
-        with stop.raising():
-            if local_workers is None:
-                reach(scheduler, timeout)
-                client = stack.enter_context(Client(scheduler, timeout=timeout, set_as_default=False))
-                where = f"scheduler {scheduler}"
-            else:
-                client = start_local(stack, local_workers, stop)
-                where = "local cluster"
-            executor = OnCluster(client, where)
-            check_workers(client, scheduler, timeout)
+        stack.push(partial(quiet_after_stop, stop))  # first in, so last out: sees every close's error
+        try:
+            with stop.raising():
+                if local_workers is None:
+                    reach(scheduler, timeout)
+                    client = stack.enter_context(Client(scheduler, timeout=timeout, set_as_default=False))
+                    where = f"scheduler {scheduler}"
+                else:
+                    client = start_local(stack, local_workers, stop)
+                    where = "local cluster"
+                executor = OnCluster(client, where)
+                check_workers(client, scheduler, timeout)
+        except BaseException:
+            # Closing a half-started cluster can fail inside Dask; the reason to report is ours.
+            with suppress(Exception):
+                stack.close()
+            raise
         yield executor
 
 
@@ -205,6 +213,12 @@ def start_local(stack: ExitStack, workers: int, stop: StopSignals) -> Client:
     except Exception as exc:  # Dask's own failure to start (seen on an overloaded machine)
         raise ClusterError(f"the local cluster did not start ({type(exc).__name__}: {first_line(exc)})") from None
     return client
+
+
+def quiet_after_stop(stop: StopSignals, kind: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool:
+    """After a stop signal, an error from closing the cluster is Dask's own (a coroutine
+    cancelled under it, workers already killed): the rows are written, so it is let go."""
+    return stop.stopped and isinstance(exc, Exception)
 
 
 def kill_workers_if_stopped(cluster: LocalCluster, stop: StopSignals) -> None:

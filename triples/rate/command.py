@@ -16,7 +16,7 @@ from typing import IO, NoReturn
 from tqdm import tqdm
 
 from triples import options
-from triples.config import DEFAULT_VARIANT, VARIANTS, Variant, variant_named
+from triples.config import DEFAULT_VARIANT, Variant
 from triples.errors import TriplesError
 from triples.exits import EXIT_BAD_INPUT, EXIT_OK, CommandError
 from triples.install import install_hint
@@ -38,6 +38,7 @@ from triples.rate.rows import (
 )
 from triples.rate.summary import Summary, speed_line
 from triples.strategy import DEFAULT_STRATEGY, STRATEGIES, strategy_named
+from triples.variant_option import variant_help, variant_of_option
 
 PROG = "triples rate"
 DEFAULT_SCHEDULER_TIMEOUT = 10
@@ -66,8 +67,8 @@ SEEDS_HELP = f"inclusive seed range, e.g. 1-1000, seeds from 0 to {options.MAX_S
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``triples rate``; a refusal is one line and exit status 2."""
-    variants, strategies = ", ".join(VARIANTS), ", ".join(STRATEGIES)
-    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=f"{variants} (default {DEFAULT_VARIANT})")
+    strategies = ", ".join(STRATEGIES)
+    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=variant_help(DEFAULT_VARIANT))
     parser.add_argument("--seeds", metavar="A-B", type=options.seed_range, required=True, help=SEEDS_HELP)
     parser.add_argument("--strategy", default=DEFAULT_STRATEGY, help=f"{strategies} (default {DEFAULT_STRATEGY})")
     parser.add_argument("--jobs", metavar="N", type=options.jobs, help="worker processes (default: the core count)")
@@ -150,7 +151,7 @@ def extra_columns_for(variant: Variant, fair: bool, difficulty: bool) -> tuple[s
 
 def parse_request(args: argparse.Namespace) -> Request:
     try:
-        variant = variant_named(args.variant)
+        variant = variant_of_option(args.variant)
         strategy_named(args.strategy)
     except TriplesError as exc:
         raise BadInput(str(exc)) from None

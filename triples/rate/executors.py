@@ -24,16 +24,12 @@ from dataclasses import dataclass, field
 from itertools import islice
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
-from typing import Protocol, TypeVar, cast
+from typing import Protocol, cast
 
 from triples.config import Variant
 from triples.rate.interrupts import NEVER, StopSignals, die_with_parent
 from triples.rate.rows import RateOptions, Row, rate_batch, rate_rows
 from triples.strategy import strategy_named
-
-T = TypeVar("T")
-Work = TypeVar("Work")  # what one task is given: a batch of seeds, or a group of batches
-T_co = TypeVar("T_co", covariant=True)
 
 MAX_BATCH = 100
 # A batch per worker and a few queued behind it keeps every worker busy without letting the
@@ -44,12 +40,6 @@ POLL = 0.05  # seconds: how often the parent looks for a stop signal while it wa
 GONE_WITHIN = 1.0  # seconds: how long a worker is given to die after SIGTERM before SIGKILL
 
 RateBatch = Callable[[list[int]], list[Row]]
-
-
-class Pending(Protocol[T_co]):
-    """A submitted task: a concurrent.futures or a Dask future."""
-
-    def result(self) -> T_co: ...
 
 
 class Executor(Protocol):
@@ -70,18 +60,6 @@ def batches(seeds: Iterable[int], size: int) -> Iterator[list[int]]:
     it = iter(seeds)
     while batch := list(islice(it, size)):
         yield batch
-
-
-def in_submission_order(submit: Callable[[Work], Pending[T]], batches: Iterable[Work], in_flight: int) -> Iterator[T]:
-    """Results in the order of ``batches``, with at most ``in_flight`` submitted and not yet
-    yielded: a batch that finishes early is held until its turn."""
-    pending: deque[Pending[T]] = deque()
-    for batch in batches:
-        pending.append(submit(batch))
-        if len(pending) >= in_flight:
-            yield pending.popleft().result()
-    while pending:
-        yield pending.popleft().result()
 
 
 class InProcess:
@@ -166,7 +144,7 @@ class ProcessPool:
             while not stop.stopped:
                 while not exhausted and len(ends) < window:
                     idle = min(workers, key=lambda w: w.batches)
-                    if idle.batches >= 2:  # one at work and one waiting is enough for any worker
+                    if idle.batches:  # a batch queued behind a slow seed would wait for it
                         break
                     batch = next(todo, None)
                     if batch is None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from triples import options
-from triples.config import DEFAULT_VARIANT, VARIANTS, Variant, variant_named
+from triples.config import DEFAULT_VARIANT, Variant
 from triples.difficulty import BANDS
 from triples.errors import TriplesError
 from triples.exits import EXIT_OK, CommandError
@@ -35,6 +35,7 @@ from triples.rate.formats import FORMATS, RowFormat
 from triples.rate.interrupts import Stop, StopSignals
 from triples.rate.rows import RateOptions, Row
 from triples.rate.summary import Summary
+from triples.variant_option import variant_help, variant_of_option
 
 PROG = "triples pick"
 DEFAULT_COUNT = 10
@@ -53,8 +54,7 @@ def fail(message: str, status: int) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``triples pick``; a refusal is one line and exit status 2."""
-    variants = ", ".join(v for v in VARIANTS if v != "grid100")
-    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=f"{variants} (default {DEFAULT_VARIANT})")
+    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=variant_help(DEFAULT_VARIANT))
     parser.add_argument(
         "--seeds",
         metavar="A-B",
@@ -110,7 +110,7 @@ class Wanted:
 
 def parse_pick(args: argparse.Namespace) -> tuple[Request, Wanted]:
     try:
-        variant = variant_named(args.variant)
+        variant = variant_of_option(args.variant)
     except TriplesError as exc:
         raise BadInput(str(exc)) from None
     check_band_possible(variant, args.band)

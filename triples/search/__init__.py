@@ -71,11 +71,12 @@ __all__ = [
 
 def analyse(table: Table) -> SearchResult:
     """Search the table's position to the end. Reads the table only; never changes it."""
-    searcher = _Search(table.variant, table.deck_values)
-    searcher.root(table.values, table.next_card, table.cleared)
     # ``recursion_room`` without the generator: a classic search is some tens of microseconds.
-    owed = make_room(searcher.size)
+    # Made first: a variant seen for the first time derives its tables in the constructor.
+    owed = make_room(len(table.deck_values))
     try:
+        searcher = _Search(table.variant, table.deck_values)
+        searcher.root(table.values, table.next_card, table.cleared)
         return searcher.run()
     finally:
         if owed:
@@ -85,9 +86,9 @@ def analyse(table: Table) -> SearchResult:
 def analyse_values(variant: Variant, values: Sequence[int], deck: Sequence[int], next_card: int) -> SearchResult:
     """``analyse`` for a position given as values: ``values`` on the table (0 for an empty
     slot), the stock ``deck[next_card:]``, nothing cleared yet."""
-    searcher = _Search(variant, deck)
-    searcher.root(values, next_card, 0)
     with recursion_room(len(deck) - next_card + len(values)):
+        searcher = _Search(variant, deck)
+        searcher.root(values, next_card, 0)
         return searcher.run()
 
 

@@ -26,9 +26,12 @@ def make_room(depth: int) -> bool:
     """Make sure ``depth`` more frames fit on top of the caller. True when the limit had to be
     raised: the caller then owes one ``release()``."""
     global _raised, _restore
-    with _LOCK:
-        # The limit as it stands with no raise in force: what this caller may count on.
-        base = _restore if _raised else sys.getrecursionlimit()
+    # What this caller may count on is the limit with no raise in force. Without the lock (the
+    # common case must stay cheap): once a raise has happened, ``_restore`` holds that base,
+    # and the smaller of the two never overstates it, whatever another thread does meanwhile.
+    base = sys.getrecursionlimit()
+    if _restore:
+        base = min(base, _restore)
     # Asking for a frame deeper than the stack raises: the common case, told without walking
     # the stack in Python (which cost as much as a small classic search).
     try:

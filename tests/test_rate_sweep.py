@@ -1,0 +1,246 @@
+"""``triples sweep``: its rows are triples rate's numbers, resume by rule set, interrupts, the plot,
+and one-line refusals."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from triples import cli
+from triples.config import variant_named
+from triples.rate import Row, Summary
+from triples.rate.summary import rate_with_interval
+
+SWEEP = [sys.executable, "-m", "triples", "sweep"]
+
+
+def sweep_jsonl(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rows and the report of an in-process sweep in jsonl."""
+    assert cli.main(["sweep", *args, "--format", "jsonl", "--jobs", "1"]) == 0
+    out, err = capsys.readouterr()
+    return [orjson.loads(line) for line in out.splitlines()], err.splitlines()
+
+
+def rate_summary(capsys: pytest.CaptureFixture[str], variant: str, seeds: str, *options: str) -> tuple[Summary, str]:
+    """triples rate's summary of the same deals: built from its rows, and as it prints it."""
+    assert cli.main(["rate", "--variant", variant, "--seeds", seeds, "--format", "jsonl", "--jobs", "1", *options]) == 0
+    out, err = capsys.readouterr()
+    summary = Summary(variant_named(variant), "high")
+    for line in out.splitlines():
+        values = orjson.loads(line)
+        summary.add(Row.from_values(values))
+    return summary, err
+
+
+def check_row_is_rates(row: dict[str, Any], summary: Summary, printed: str) -> None:
+    deals = summary.deals
+    assert row["deals"] == deals
+    assert row["mean_best"] == summary.best_total / deals
+    assert row["mean_autoplay"] == summary.autoplay_total / deals
+    assert (row["best_wins"], row["autoplay_wins"]) == (summary.best_wins, summary.strategy_wins)
+    # The same numbers as rate prints them.
+    assert f"mean best: {row['mean_best']:.3f}\n" in printed
+    assert f"mean autoplay: {row['mean_autoplay']:.3f}\n" in printed
+    assert f"win rate best: {rate_with_interval(row['best_wins'], deals)}\n" in printed
+    assert f"win rate high: {rate_with_interval(row['autoplay_wins'], deals)}\n" in printed
+    assert f"{100 * row['win_best_low']:.2f}%, {100 * row['win_best_high']:.2f}%]" in printed
+    assert f"{100 * row['win_autoplay_low']:.2f}%, {100 * row['win_autoplay_high']:.2f}%]" in printed
+
+
+def test_sweep_rows_are_rates_numbers_for_each_rule_set(capsys: pytest.CaptureFixture[str]) -> None:
+    rows, report = sweep_jsonl(
+        capsys, "--variant", "classic", "--vary", "target=19..21", "--vary", "suits=2,4", "--seeds", "1-8"
+    )
+    assert [(row["target"], row["suits"], row["variant"]) for row in rows] == [
+        (19, 2, "classic(target=19,suits=2)"),
+        (19, 4, "classic(target=19)"),
+        (20, 2, "classic(suits=2)"),
+        (20, 4, "classic"),
+        (21, 2, "classic(target=21,suits=2)"),
+        (21, 4, "classic(target=21)"),
+    ]
+    assert all(row["strategy"] == "high" and row["seeds"] == "1-8" for row in rows)
+    assert report[:5] == [
+        "base: classic",
+        "varied: target=19..21; suits=2,4",
+        "strategy: high",
+        "seeds: 1-8",
+        "rule sets: 6 of 6",
+    ]
+    for row in rows:
+        summary, printed = rate_summary(capsys, row["variant"], "1-8")
+        check_row_is_rates(row, summary, printed)
+
+
+def test_text_fields_a_json_base_and_the_fair_player(capsys: pytest.CaptureFixture[str]) -> None:
+    base = '{"base": "pairs", "suits": 2}'
+    rows, _ = sweep_jsonl(capsys, "--variant", base, "--vary", "court=10/10/10,11/12/13", "--seeds", "3-7", "--fair")
+    assert [(row["court"], row["variant"]) for row in rows] == [
+        ("10/10/10", "pairs(court=10/10/10,suits=2)"),
+        ("11/12/13", "pairs(suits=2)"),
+    ]
+    for row in rows:
+        summary, printed = rate_summary(capsys, row["variant"], "3-7", "--fair")
+        check_row_is_rates(row, summary, printed)
+        assert (row["mean_fair"], row["fair_wins"]) == (summary.fair_total / summary.fair_deals, summary.fair_wins)
+        assert f"win rate fair: {rate_with_interval(row['fair_wins'], summary.fair_deals)}\n" in printed
+
+
+def test_table_rows_then_the_report(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["sweep", "--variant", "sum15", "--vary", "target=14,15", "--seeds", "1-4", "--jobs", "1"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert err == ""
+    assert lines[0].split()[:4] == ["target", "variant", "deals", "mean_best"]
+    assert [line.split()[:3] for line in lines[1:3]] == [["14", "sum15(target=14)", "4"], ["15", "sum15", "4"]]
+    assert lines[3:8] == ["", "base: sum15", "varied: target=14,15", "strategy: high", "seeds: 1-4"]
+
+
+def test_resume_by_rule_set_keeps_finished_rows_and_rates_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "sweep.csv"
+    args = ["sweep", "--variant", "classic", "--vary", "slots=9..12", "--seeds", "1-5", "--format", "csv"]
+    assert cli.main([*args, "--jobs", "1", "--out", str(out)]) == 0
+    whole = out.read_text().splitlines()
+    assert len(whole) == 5 and whole[0].startswith("slots,variant,deals,")
+    # Killed while writing the fourth rule set: two rows whole, the third cut off.
+    out.write_text("\n".join(whole[:3]) + "\n" + whole[3][:10])
+    capsys.readouterr()
+    assert cli.main([*args, "--jobs", "2", "--out", str(out)]) == 0
+    report = capsys.readouterr().err
+    assert out.read_text().splitlines() == whole
+    assert "rule sets: 4 of 4\nresumed: 2 rule sets already in" in report
+    assert "(10 new deals in" in report
+    assert cli.main([*args, "--jobs", "1", "--out", str(out)]) == 0
+    assert "deals per second: - (no new deals)" in capsys.readouterr().err
+    assert out.read_text().splitlines() == whole
+
+
+def test_resume_of_a_table_and_refusal_of_another_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sweep.txt"
+    args = ["sweep", "--variant", "sum15", "--vary", "per_move=2,3", "--jobs", "1", "--out", str(out)]
+    assert cli.main([*args, "--seeds", "1-3"]) == 0
+    whole = out.read_text()
+    out.write_text(whole.splitlines(keepends=True)[0] + whole.splitlines(keepends=True)[1])
+    capsys.readouterr()
+    assert cli.main([*args, "--seeds", "1-3"]) == 0
+    assert out.read_text() == whole
+    assert "resumed: 1 rule sets already in" in capsys.readouterr().out
+    assert cli.main([*args, "--seeds", "1-4"]) == 2
+    assert capsys.readouterr().err == (
+        f"triples sweep: error: --out {out} holds sum15(per_move=2) rated with --strategy high on seeds 1-3, "
+        "not high on 1-4: use a new file\n"
+    )
+    assert cli.main([*args, "--seeds", "1-3", "--fair"]) == 2
+    assert "line 1 is not the header of this sweep's table rows" in capsys.readouterr().err
+    assert out.read_text() == whole
+
+
+def test_an_interrupted_sweep_keeps_finished_rule_sets_and_goes_on(tmp_path: Path) -> None:
+    out = tmp_path / "sweep.jsonl"
+    args = [*SWEEP, "--variant", "classic", "--vary", "target=16..25", "--seeds", "1-40", "--format", "jsonl"]
+    args += ["--jobs", "1", "--out", str(out)]
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 1):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert f"interrupted (SIGINT): {out} holds every finished rule set; the same command goes on\n" in stderr
+    kept = out.read_text()
+    assert kept.endswith("\n") and 1 <= kept.count("\n") < 10
+    assert all(orjson.loads(line)["deals"] == 40 for line in kept.splitlines())
+    done = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    rows = [orjson.loads(line) for line in out.read_text().splitlines()]
+    assert [row["target"] for row in rows] == list(range(16, 26))
+    assert out.read_text().startswith(kept)
+
+
+@pytest.mark.parametrize(
+    ("plot", "vary", "measure", "words"),
+    [
+        ("heat.svg", ["--vary", "target=14,15", "--vary", "slots=8,9"], None, ["win rate of best play", "slots"]),
+        ("line.svg", ["--vary", "target=13..15"], "mean_best", ["mean cards cleared by best play", "target"]),
+        ("heat.png", ["--vary", "target=14,15", "--vary", "slots=8,9"], "win_autoplay", []),
+    ],
+)
+def test_the_plot_file_is_written(
+    plot: str,
+    vary: list[str],
+    measure: str | None,
+    words: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = tmp_path / plot
+    options = [] if measure is None else ["--measure", measure]
+    args = ["sweep", "--variant", "sum15", *vary, "--seeds", "1-3", "--jobs", "1", "--plot", str(path), *options]
+    assert cli.main(args) == 0
+    data = path.read_bytes()
+    if plot.endswith(".png"):
+        assert data.startswith(b"\x89PNG")
+    else:
+        text = data.decode()
+        assert "<svg" in text and "sum15, seeds 1-3 (3 deals per rule set)" in text
+        assert all(word in text for word in words)
+
+
+EXAMPLE = "like target=18..22, deck=standard,numeric or court=10/10/10,11/12/13"
+FIELDS = "(fields: slots, per_move, target, deck, court, top_rank, suits)"
+COURT = "court must be three integers from 1 to 50 (the values of J, Q, K)"
+AT_ONCE = "every card is dealt at once, so random play has astronomically many ways to go (--fair works)"
+MEASURES = "win_best, mean_best, win_autoplay, mean_autoplay, win_fair, mean_fair, easy, medium, hard"
+NOT_JSON = "inline variant rules are not JSON (unexpected character, expected a string key: line 1 column 2 (char 1))"
+THREE = "--plot draws one or two varied fields, and this sweep varies 3"
+BAD = [
+    ([], f"--vary FIELD=VALUES is required, {EXAMPLE}"),
+    (["--vary", "slot=9..11"], "--vary slot=9..11: unknown field 'slot' " + FIELDS),
+    (["--vary", "slots"], f"--vary slots: expected FIELD=VALUES, {EXAMPLE}"),
+    (["--vary", "slots=11..9"], "--vary slots=11..9: the range is empty (a must not exceed b)"),
+    (["--vary", "deck=a..b"], f"--vary deck=a..b: a range a..b is of integers, {EXAMPLE}"),
+    (["--vary", "slots=9,,10"], f"--vary slots=9,,10: a value is missing, {EXAMPLE}"),
+    (["--vary", "slots=9,9"], "--vary slots=9,9: a value is listed twice"),
+    (["--vary", "slots=9", "--vary", "slots=10"], "--vary: slots is varied twice (list all its values in one --vary)"),
+    (["--vary", "slots=2..4"], "rule set slots=2: bad variant: per_move (3) must be at most slots (2)"),
+    (["--vary", "target=0,20"], "rule set target=0: bad variant: target must be an integer from 1 to 999"),
+    (["--vary", "court=1/2"], "rule set court=1/2: bad variant: " + COURT),
+    (["--vary", "top_rank=5,9"], "rule set top_rank=5: bad variant: top_rank is only for a numeric deck"),
+    (["--vary", "slots=60", "--difficulty"], "--difficulty is out of reach on classic(slots=60): " + AT_ONCE),
+    (["--vary", "slots=9", "--measure", "hard"], "--measure chooses what --plot draws: give --plot FILE too"),
+    (["--vary", "slots=9", "--measure", "hard", "--plot", "x.png"], "--measure hard needs --difficulty"),
+    (["--vary", "slots=9", "--measure", "fun", "--plot", "x.png"], "--measure fun: expected one of " + MEASURES),
+    (["--vary", "slots=9", "--vary", "target=20", "--vary", "suits=4", "--plot", "x.png"], THREE),
+    (["--vary", "slots=9", "--variant", "{nope"], NOT_JSON),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "message"), BAD, ids=[" ".join(args) or "no-vary" for args, _ in BAD])
+def test_bad_input_is_one_line_and_exit_2(
+    args: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["sweep", "--seeds", "1-2", *args]) == 2
+    assert capsys.readouterr() == ("", f"triples sweep: error: {message}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_difficulty_is_checked_on_the_rule_sets_not_the_base(capsys: pytest.CaptureFixture[str]) -> None:
+    # The base deals all 36 cards at once (out of --difficulty's reach); the rule set does not.
+    base = '{"base": "sum15", "slots": 36}'
+    rows, _ = sweep_jsonl(capsys, "--variant", base, "--vary", "slots=9", "--seeds", "1-3", "--difficulty")
+    assert [row["variant"] for row in rows] == ["sum15"]
+    assert sum(rows[0][band] for band in ("easy", "medium", "hard")) == pytest.approx(1.0)
+    summary, printed = rate_summary(capsys, "sum15", "1-3", "--difficulty")
+    check_row_is_rates(rows[0], summary, printed)
+    for band in ("easy", "medium", "hard"):
+        assert rows[0][band] == summary.band_counts[band] / summary.band_deals

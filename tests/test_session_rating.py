@@ -1,0 +1,113 @@
+"""The explorer's operations on a Triples game: ``rating`` (how hard the deal is) and
+``fair_move`` (what the fair player plays from here), against the engines called directly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from triples import difficulty, fair, search
+from triples.config import variant_named
+from triples.session import Session
+from triples.shuffle import shuffled
+from triples.strategy import strategy_named
+from triples.table import Move, Table
+
+
+def apply_all(ops: list[Any]) -> list[Any]:
+    session = Session()
+    return [session.apply(op) for op in ops]
+
+
+def deal_of(variant: str, seed: int) -> Table:
+    rules = variant_named(variant)
+    return Table(rules, shuffled(rules.cards, seed))
+
+
+def expected_rating(variant: str, seed: int) -> dict[str, Any]:
+    table = deal_of(variant, seed)
+    best = search.best_cleared(table)
+    high = difficulty.played_out(table, strategy_named("high"))
+    fair_cleared = difficulty.played_out(table, strategy_named("fair"))
+    chance = difficulty.p_random(table, best) if table.variant.slots < table.variant.deck_size else None
+    band = difficulty.band(high=high, fair=fair_cleared, best=best)
+    return {"band": band, "p_random": chance, "best": best, "high": high, "fair": fair_cleared}
+
+
+@pytest.mark.parametrize(
+    ("variant", "seed"),
+    [("classic", 1), ("classic", 2), ("quads", 1), ("sum15", 2), ("grid", 2), ("pairs", 2), ("grid100", 1)],
+)
+def test_rating_is_the_engines_verdict_on_the_deal(variant: str, seed: int) -> None:
+    answer = apply_all([["new", "g", seed, variant], ["rating", "g"]])[1]
+    assert answer == expected_rating(variant, seed)
+
+
+def test_rating_of_seed_1_in_figures() -> None:
+    # The figures the engines give today, written out so that a change in them is seen here.
+    answer = apply_all([["new", "g", 1], ["rating", "g"]])[1]
+    assert answer == {
+        "band": "medium",
+        "p_random": pytest.approx(0.0806761772524799),
+        "best": 48,
+        "high": 12,
+        "fair": 48,
+    }
+    exact = difficulty.p_random_exact(deal_of("classic", 1))
+    assert answer["p_random"] == pytest.approx(float(exact), abs=1e-12)
+
+
+def test_grid100_has_no_random_chance() -> None:
+    answer = apply_all([["new", "g", 2, "grid100"], ["rating", "g"]])[1]
+    assert answer["p_random"] is None and answer["band"] in difficulty.BANDS
+
+
+def test_rating_judges_the_deal_whatever_was_played_and_changes_nothing() -> None:
+    session = Session()
+    session.apply(["new", "g", 1])
+    at_deal = session.apply(["rating", "g"])
+    assert session.apply(["play", "g", [0, 2, 5]]) == "ok"
+    before = session.apply(["table", "g"]), session.apply(["history", "g"])
+    assert session.apply(["rating", "g"]) == at_deal
+    assert (session.apply(["table", "g"]), session.apply(["history", "g"])) == before
+
+
+@pytest.mark.parametrize(
+    ("variant", "seed", "moves"),
+    [("classic", 1, []), ("classic", 1, [[0, 2, 5]]), ("sum15", 3, []), ("grid", 5, []), ("quads", 1, [])],
+)
+def test_fair_move_is_the_fair_players_move(variant: str, seed: int, moves: list[list[int]]) -> None:
+    table = deal_of(variant, seed)
+    for move in moves:
+        table.push(Move(move))
+    expected = fair.fair(table)
+    assert expected is not None
+    ops: list[Any] = [
+        ["new", "g", seed, variant],
+        *(["play", "g", m] for m in moves),
+        ["fair_move", "g"],
+        ["history", "g"],
+    ]
+    outputs = apply_all(ops)
+    assert outputs[-2] == list(expected)
+    assert outputs[-1] == moves  # asking plays nothing
+
+
+def test_fair_move_of_seed_1_is_the_first_move_of_fair_autoplay() -> None:
+    outputs = apply_all([["new", "g", 1], ["fair_move", "g"], ["autoplay", "g", "fair"]])
+    assert outputs[1] == [0, 2, 5] == outputs[2]["moves"][0]
+
+
+def test_fair_move_when_no_move_is_legal() -> None:
+    assert apply_all([["new", "g", 1, "pairs"], ["moves", "g"], ["fair_move", "g"]])[1:] == [[], []]
+
+
+@pytest.mark.parametrize("name", ["rating", "fair_move"])
+def test_errors(name: str) -> None:
+    assert apply_all([[name, "g"], [name], [name, "g", 1], [name, 1.5]]) == [
+        "error: unknown game",
+        f'error: usage: ["{name}", id]',
+        f'error: usage: ["{name}", id]',
+        f'error: usage: ["{name}", id]',
+    ]

@@ -1,0 +1,238 @@
+"""The fair player's exact part: optimal play for a player who cannot see the stock.
+
+A state is the count of each value on the table and among the unseen cards, packed into one
+int. Value v owns a table field (with a guard bit above it) and
+an unseen field, so a move subtracts a constant (its ``need``), drawing a card of value v adds
+one (``+1`` in the table field, ``-1`` in the unseen field), and "can this combination be
+played" is one borrow test on the guard bits. A state whose table has room while cards are
+unseen is a chance node that draws one card: a refill of r cards is r single draws, so a
+chance node has at most one child per value and partially refilled tables are shared. Slots
+never matter (only values add up), and the cards cleared are the deck minus both multisets.
+When the values and the deck are symmetric under v -> s - v with k * s = 2 * target (sum15,
+grid: v -> 10 - v; pairs: v -> 14 - v), the moves map onto moves, so a state and its mirror
+image share one memo entry; the mirror key is carried along as a second int.
+
+The memo is kept per variant between moves and games (``triples.fair.exact_player``), bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from triples import caches, deadline, search
+from triples.config import Variant
+from triples.derived import derived
+
+Combo = tuple[int, ...]
+
+# The exact memo is kept between moves and games; past this size its oldest entries go first.
+MEMO_LIMIT = 1_000_000
+# The deadline is checked once per this many + 1 states the expectimax settles.
+CHECK_EVERY = 1023
+
+
+@dataclass(frozen=True)
+class Packing:
+    """A variant's state encoding for the exact part (see the module docstring)."""
+
+    variant: Variant
+    per_move: int
+    slots: int
+    top: int
+    table_shift: tuple[int, ...]  # per value: where its table field starts
+    unseen_shift: tuple[int, ...]  # per value: where its unseen field starts
+    unseen_mask: int  # an unseen field's bits, at the bottom
+    guards: int  # every table field's guard bit
+    # Per combination, in high-cards-first order: (values, need, the mirror image's need).
+    moves: tuple[tuple[Combo, int, int], ...]
+    # Per value: (value, unseen shift, what drawing it adds, what it adds to the mirror key).
+    draws: tuple[tuple[int, int, int, int], ...]
+    mirror: int  # s in v -> s - v, or 0 when the variant has no such symmetry
+
+    def pack(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> tuple[int, int]:
+        """The key of a state and the key of its mirror image (the key itself when none)."""
+        return self._key(table_counts, unseen_counts, False), self._key(table_counts, unseen_counts, bool(self.mirror))
+
+    def _key(self, table_counts: Sequence[int], unseen_counts: Sequence[int], mirrored: bool) -> int:
+        key = 0
+        for v in range(1, self.top + 1):
+            w = self.mirror - v if mirrored else v
+            key |= table_counts[v] << self.table_shift[w] | unseen_counts[v] << self.unseen_shift[w]
+        return key
+
+
+def _build_packing(variant: Variant) -> Packing:
+    tables = derived(variant)
+    top, copies, layout = tables.top, variant.copies, tables.counts
+    table_shift = layout.shift  # the shared count layout: a guard bit above each count
+    unseen_width = max(copies).bit_length()
+    base = layout.end
+    unseen_shift = (0, *(base + unseen_width * (v - 1) for v in range(1, top + 1)))
+    s = top + 1
+    symmetric = variant.per_move * s == 2 * variant.target and all(copies[v] == copies[s - v] for v in range(1, s))
+    mirror = s if symmetric else 0
+
+    def need(combo: Combo, mirrored: bool) -> int:
+        return sum(1 << table_shift[mirror - v if mirrored else v] for v in combo)
+
+    moves = tuple((combo, need(combo, False), need(combo, bool(mirror))) for combo in tables.high_first)
+    draws = []
+    for v in range(1, top + 1):
+        w = mirror - v if mirror else v
+        add = (1 << table_shift[v]) - (1 << unseen_shift[v])
+        mirror_add = (1 << table_shift[w]) - (1 << unseen_shift[w])
+        draws.append((v, unseen_shift[v], add, mirror_add))
+    return Packing(
+        variant=variant,
+        per_move=variant.per_move,
+        slots=variant.slots,
+        top=top,
+        table_shift=table_shift,
+        unseen_shift=unseen_shift,
+        unseen_mask=(1 << unseen_width) - 1,
+        guards=layout.guards,
+        moves=moves,
+        draws=tuple(draws),
+        mirror=mirror,
+    )
+
+
+packing_for = caches.per_variant("fair packings", _build_packing)
+
+
+class Expectimax:
+    """Exact optimal fair play for one variant: ``expected`` is the largest expected number of
+    cards a player who cannot see the stock still clears. One memo serves every position."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.packing = packing_for(variant)
+        # Values of a pure function of the key: shared by threads, trimmed between moves.
+        self.memo: caches.Memo[int, float] = caches.Memo("fair exact", MEMO_LIMIT)
+        self._expected = self._expected_function()
+
+    def expected(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> float:
+        """The expected cards still cleared under optimal fair play from this state."""
+        key, mirror_key = self.packing.pack(table_counts, unseen_counts)
+        n, u = sum(table_counts[1:]), sum(unseen_counts[1:])
+        with search.recursion_room(2 * (n + u)):  # a frame per move and one per drawn card
+            return self._expected(key, mirror_key, n, u)
+
+    def move_values(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> list[tuple[Combo, float]]:
+        """Each playable combination (high-cards-first order) with the expected cards cleared
+        by playing it (its own cards included) and then playing optimally."""
+        packing = self.packing
+        key, mirror_key = packing.pack(table_counts, unseen_counts)
+        n, u = sum(table_counts[1:]), sum(unseen_counts[1:])
+        guards, k = packing.guards, packing.per_move
+        out: list[tuple[Combo, float]] = []
+        with search.recursion_room(2 * (n + u)):
+            for combo, need, mirror_need in packing.moves:
+                if ((key | guards) - need) & guards == guards:
+                    out.append((combo, k + self._expected(key - need, mirror_key - mirror_need, n - k, u)))
+        return out
+
+    def _expected_function(self) -> Callable[[int, int, int, int], float]:
+        packing, memo = self.packing, self.memo
+        slots, k, guards, mask = packing.slots, packing.per_move, packing.guards, packing.unseen_mask
+        moves = tuple((need, mirror_need) for _, need, mirror_need in packing.moves)
+        draws = tuple((shift, add, mirror_add) for _, shift, add, mirror_add in packing.draws)
+
+        def expected(key: int, mirror_key: int, n: int, u: int) -> float:
+            """(key, its mirror key, cards on the table, cards unseen): expected cards still cleared."""
+            canonical = key if key < mirror_key else mirror_key
+            found = memo.get(canonical)
+            if found is not None:
+                return found
+            if u and n < slots:
+                total = 0.0
+                for shift, add, mirror_add in draws:
+                    count = (key >> shift) & mask
+                    if count:
+                        # Most children are memo hits: look them up here, not in a call.
+                        child, mirror_child = key + add, mirror_key + mirror_add
+                        found = memo.get(child if child < mirror_child else mirror_child)
+                        if found is None:
+                            found = expected(child, mirror_child, n + 1, u - 1)
+                        total += count * found
+                result = total / u
+            else:
+                result = 0.0
+                guarded = key | guards
+                for need, mirror_need in moves:
+                    if (guarded - need) & guards == guards:
+                        child, mirror_child = key - need, mirror_key - mirror_need
+                        found = memo.get(child if child < mirror_child else mirror_child)
+                        if found is None:
+                            found = expected(child, mirror_child, n - k, u)
+                        if found + k > result:
+                            result = found + k
+            memo[canonical] = result
+            if not len(memo) & CHECK_EVERY:
+                deadline.check()
+            return result
+
+        return expected
+
+
+class ExpectimaxWin:
+    """Exact optimal fair play for both goals at once, the whole game from the deal: per state
+    a complex number, real part the largest expected cards cleared, imaginary part the largest
+    probability of clearing every card (each maximised by its own policy). A complex number is
+    one object holding two floats, which keeps the memo at one value object per state."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.packing = packing_for(variant)
+        self.memo: dict[int, complex] = {}
+
+    def from_deal(self) -> complex:
+        """The root chance node: every opening table, dealt from the whole deck."""
+        packing = self.packing
+        deck = packing.variant.copies
+        return self.value([0] * len(deck), deck)
+
+    def value(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> complex:
+        packing, memo = self.packing, self.memo
+        slots, k, guards, mask = packing.slots, packing.per_move, packing.guards, packing.unseen_mask
+        moves = tuple((need, mirror_need) for _, need, mirror_need in packing.moves)
+        draws = tuple((shift, add, mirror_add) for _, shift, add, mirror_add in packing.draws)
+
+        def value(key: int, mirror_key: int, n: int, u: int) -> complex:
+            canonical = key if key < mirror_key else mirror_key
+            found = memo.get(canonical)
+            if found is not None:
+                return found
+            if u and n < slots:
+                total = 0j
+                for shift, add, mirror_add in draws:
+                    count = (key >> shift) & mask
+                    if count:
+                        child, mirror_child = key + add, mirror_key + mirror_add
+                        found = memo.get(child if child < mirror_child else mirror_child)
+                        if found is None:
+                            found = value(child, mirror_child, n + 1, u - 1)
+                        total += count * found
+                result = total / u
+            else:
+                cleared, won = 0.0, 1.0 if n == 0 and u == 0 else 0.0
+                guarded = key | guards
+                for need, mirror_need in moves:
+                    if (guarded - need) & guards == guards:
+                        child, mirror_child = key - need, mirror_key - mirror_need
+                        found = memo.get(child if child < mirror_child else mirror_child)
+                        if found is None:
+                            found = value(child, mirror_child, n - k, u)
+                        if found.real + k > cleared:
+                            cleared = found.real + k
+                        if found.imag > won:
+                            won = found.imag
+                result = complex(cleared, won)
+            memo[canonical] = result
+            if not len(memo) & CHECK_EVERY:
+                deadline.check()
+            return result
+
+        key, mirror_key = packing.pack(table_counts, unseen_counts)
+        n, u = sum(table_counts[1:]), sum(unseen_counts[1:])
+        with search.recursion_room(2 * (n + u)):
+            return value(key, mirror_key, n, u)
