@@ -253,3 +253,23 @@ def test_help_has_an_example(capsys: pytest.CaptureFixture[str]) -> None:
     text = capsys.readouterr().out
     assert "--pattern BANDS" in text and "examples:\n  triples calendar --start 2026-01-05 --days 14" in text
     assert "(default classic)" in text
+
+
+def test_a_rule_set_of_ones_own_has_one_calendar_by_its_canonical_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = str(tmp_path / "rules.db")
+    base = ["--db", db, "--start", START, "--days", "3", "--pattern", "easy", "--format", "csv"]
+    assert cli.main(["calendar", "--variant", '{"base": "classic", "slots": 11, "target": 21}', *base]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    name = "classic(slots=11,target=21)"
+    assert [line.split('",')[0] for line in lines[1:]] == [f'{day},"{name}' for day in dates(START, 3)]
+    fresh = fresh_rows(name, [int(line.split('",')[1].split(",")[0]) for line in lines[1:]])
+    assert all(row["band"] == "easy" for row in fresh.values())
+    # The same rules by name: the same calendar, extended.
+    status, rows, err = calendar(
+        capsys, "--variant", name, "--db", db, "--start", START, "--days", "4", "--pattern", "easy"
+    )
+    assert status == 0 and [row["variant"] for row in rows] == [name] * 4
+    assert [row["seed"] for row in rows[:3]] == sorted(fresh) and rows[3]["seed"] not in fresh
+    assert err[1] == f"dates: {START} to 2026-01-10: 4 of 4 have a deal (3 already set, 1 new)"

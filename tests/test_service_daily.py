@@ -170,3 +170,12 @@ def test_serve_refuses_a_file_that_is_not_a_store_in_one_line(
     text.write_text("these are notes, not a database; serve must not start on them\n" * 2)
     assert cli.main(["serve", "--port", str(free_port()), "--db", str(text)]) == 2
     assert capsys.readouterr() == ("", f"triples serve: error: --db {text} is not a SQLite database\n")
+
+
+def test_a_rule_set_of_ones_own_is_dealt_by_its_canonical_name(tmp_path: Path) -> None:
+    name = "classic(slots=11,target=21)"
+    db = store_with(tmp_path / "rules.db", [Deal(DAY, name, 4, name, "easy", 15, 15, 1.0)])
+    client = TestClient(create_app(ServiceSettings(daily_db=db)))
+    answer = client.get(f"/daily/{DAY}", params={"variant": name}).json()
+    assert answer == expected(DAY, name, 4, "easy", 15)
+    assert len(answer["table"]) == 11

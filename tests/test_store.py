@@ -134,6 +134,16 @@ def test_a_stored_seed_is_a_lookup_not_a_search(
     assert again[:30] == first  # the stored rows, their timings included
     assert [{k: v for k, v in row.items() if k != "ms"} for row in again] == comparable
     assert (rated, err[-1]) == (list(range(31, 41)), f"store: 30 rows from {db}, 10 rated and added")
+    # sweep --db looks up each rule set's rows the same way.
+    rated.clear()
+    assert (
+        cli.main(
+            ["sweep", "--variant", "classic", "--vary", "target=20..21", "--seeds", "1-40", "--db", db, "--jobs", "1"]
+        )
+        == 0
+    )
+    assert capsys.readouterr().err.splitlines()[-1] == f"store: 40 rows from {db}, 40 rated and added"
+    assert rated == list(range(1, 41))  # target=21 only: target=20 is classic
     # Other analyses are another provenance: rated afresh, and kept beside the first rows.
     rated.clear()
     fair, _ = rate_jsonl(capsys, "--seeds", "1-3", "--fair", "--db", db)

@@ -34,7 +34,7 @@ from typing import Any
 import orjson
 
 from triples import options
-from triples.config import DEFAULT_VARIANT, Variant, variant_named
+from triples.config import DEFAULT_VARIANT, Variant
 from triples.difficulty import BANDS
 from triples.errors import TriplesError
 from triples.exits import EXIT_OK, CommandError
@@ -47,6 +47,7 @@ from triples.rate.interrupts import Stop, StopSignals
 from triples.rate.pick import PICK_BATCH, STRATEGY, check_band_possible
 from triples.rate.rows import RateOptions, Row
 from triples.store import Deal, Store
+from triples.variant_option import variant_help, variant_of_option
 
 PROG = "triples calendar"
 DEFAULT_SEEDS = "1-10000"
@@ -58,7 +59,7 @@ IN_MEMORY = ":memory:"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``triples calendar``; values are checked by ``main`` (one line, exit 2)."""
-    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=f"the game (default {DEFAULT_VARIANT})")
+    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=variant_help(DEFAULT_VARIANT))
     parser.add_argument("--start", metavar="YYYY-MM-DD", required=True, help="the first date (required)")
     parser.add_argument(
         "--days", metavar="N", type=options.positive_int, required=True, help="how many dates from --start (required)"
@@ -134,7 +135,7 @@ def parse_pattern(text: str) -> tuple[str, ...]:
 
 def parse_plan(args: argparse.Namespace) -> Plan:
     try:
-        variant = variant_named(args.variant)
+        variant = variant_of_option(args.variant)
     except TriplesError as exc:
         raise BadInput(str(exc)) from None
     start = parse_date(args.start)
