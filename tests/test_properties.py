@@ -406,7 +406,10 @@ SAMPLE_OPERATIONS = {
     "bestrun": ["bestrun", "KJQKA2A"],
     "quartets": ["quartets", ["1 A 2 3C no"]],
     "variants": ["variants"],
-    **{name: [name, "g"] for name in ["table", "status", "history", "moves", "undo", "best", "solve"]},
+    **{
+        name: [name, "g"]
+        for name in ["table", "status", "history", "moves", "undo", "best", "solve", "fair_move", "rating"]
+    },
 }
 DEFECTS = [
     RuntimeError,

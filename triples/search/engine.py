@@ -44,12 +44,10 @@ class SearchResult:
 @dataclass(frozen=True)
 class Kit:
     """What every search of one variant shares: its layouts, its bound family (None without a
-    stock phase, or where none pays), its moves with their family weights, and three memos,
-    each of a pure function: the stock phase's bound per multiset of cards not yet cleared
-    (binary layout), the combinations each pattern of values present can supply, and the
-    unary key and counts of each table the stock phase hands to the packing. Tables and
-    multisets recur under many stock positions and across deals: a classic search is a tenth
-    of a millisecond, and one look-up finds them all."""
+    stock phase, or where none pays), its moves with their family weights, and three memos of
+    pure functions: the bound per multiset of cards not yet cleared (binary layout), the
+    combinations each pattern of values present can supply, and each table's unary key and
+    counts. They recur under many stock positions and across deals."""
 
     rules: Rules
     family: Family | None
