@@ -447,6 +447,48 @@ examples:
 )
 
 
+# ---------------------------------------------------------------- calendar (triples/rate/calendar.py)
+
+
+def import_calendar() -> Any:
+    import_rate()  # the same refusal when the rate package is missing
+    import importlib
+
+    return importlib.import_module("triples.rate.calendar")
+
+
+def add_calendar_arguments(parser: argparse.ArgumentParser) -> None:
+    import_calendar().add_arguments(parser)
+
+
+def calendar_command(args: argparse.Namespace) -> int:
+    status: int = import_calendar().main(args)
+    return status
+
+
+register(
+    Command(
+        "calendar",
+        summary="a deal for each date, by a weekly pattern of difficulty bands",
+        description="""\
+Give each date from --start a deal: the date's band comes from --pattern (seven bands are
+Monday to Sunday; any other number repeats from the start date), and its deal is the lowest
+seed of --seeds of that band that the variant's calendar does not use yet. The calendar is
+kept in the --db store: dates already set never change, so running again only fills new ones.""",
+        example="""\
+exit status: 0 every date has a deal, 1 the range ran out of a band (the dates filled
+so far are kept), 2 bad input
+
+examples:
+  triples calendar --start 2026-01-05 --days 14 --pattern easy,easy,medium,easy,medium,easy,hard
+  triples calendar --variant sum15 --db season.db --start 2026-01-05 --days 91 \\
+      --pattern easy,easy,medium,easy,medium,medium,hard --seeds 1-5000 --format csv""",
+        add_arguments=add_calendar_arguments,
+        run=calendar_command,
+    )
+)
+
+
 # ---------------------------------------------------------------- bestrun (triples/pyramid.py)
 
 
@@ -543,6 +585,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="a request still running after this long is answered 503 and its work stops (default: 10)",
     )
     parser.add_argument("--no-access-log", dest="access_log", action="store_false", help="do not log each request")
+    parser.add_argument(
+        "--db", metavar="FILE", help="serve GET /daily from the calendar in this store (triples calendar)"
+    )
 
 
 @command(
@@ -560,6 +605,8 @@ Serve the interpreter over HTTP (docs/service.md) until Ctrl-C:
                 (with Retry-After)
   GET  /health  {"ok": true, "version": ...}
   GET  /metrics counters in Prometheus's text format
+  GET  /daily/{YYYY-MM-DD}, /daily/today
+                the deal of the day from the calendar in --db FILE
   GET  /        the deal explorer: play a deal in the browser
   GET  /docs    the OpenAPI page (works offline)
 
@@ -579,11 +626,26 @@ def serve_command(args: argparse.Namespace) -> int:
         if (exc.name or "").split(".")[0] not in SERVE_PACKAGES:
             raise
         raise CommandError(f"needs the serve extra (no module {exc.name}): {install_hint('serve')}") from None
+    if args.db is not None:
+        serve_daily_from(args.db)
     try:
         serve(args.host, args.port, args.workers, args.access_log, args.time_limit)
     except CannotListen as exc:
         raise CommandError(str(exc)) from None
     return EXIT_OK
+
+
+def serve_daily_from(db: str) -> None:
+    """Check the store of ``serve --db`` now (one line if it cannot be used) and hand it to the
+    server's processes, which import the application by name."""
+    from triples.service.daily import DB_ENVIRONMENT, check_store
+    from triples.store import StoreError
+
+    try:
+        check_store(db)
+    except StoreError as exc:
+        raise CommandError(str(exc)) from None
+    os.environ[DB_ENVIRONMENT] = os.path.abspath(db)
 
 
 # ---------------------------------------------------------------- quartets (triples/quartets.py)

@@ -20,7 +20,7 @@ from triples.config import DEFAULT_VARIANT, Variant
 from triples.errors import TriplesError
 from triples.exits import EXIT_BAD_INPUT, EXIT_OK, CommandError
 from triples.install import install_hint
-from triples.rate import plots
+from triples.rate import plots, stored
 from triples.rate.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS, has_random_play_chance
 from triples.rate.errors import BadInput
 from triples.rate.executors import Executor, batch_size_for, batches, pool_of
@@ -87,6 +87,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="add p_random (the chance that random moves reach best) and the band easy|medium|hard (implies --fair)",
     )
     parser.add_argument("--plot", metavar="FILE", help=plots.PLOT_HELP)
+    parser.add_argument("--db", metavar="FILE", help=stored.DB_HELP)
     parser.add_argument(
         "--scheduler",
         metavar="ADDRESS",
@@ -232,15 +233,25 @@ def main(args: argparse.Namespace) -> int:
         record = resume_from(request)
         resumed = resumed_rows(request, record)
         todo_count = request.last - request.first + 1 - len(resumed)
+        rate_options = RateOptions(request.variant.name, request.strategy, request.extra_columns)
         with (
+            stored.opened(args.db) as store,
             StopSignals() as stop,
-            executor_for(request, todo_count, stop) as (executor, size),
+            executor_for(
+                request, stored.to_rate(store, rate_options, request.first, request.last, todo_count), stop
+            ) as (
+                executor,
+                size,
+            ),
             open_sink(request, record) as sink,
         ):
+            executor = stored.backed(executor, store)
             if record.needs_header:
                 sink.write(record.format.header() + "\n")
             todo = (seed for seed in request.seeds if seed not in record.rows)
-            return rate(request, record.format, resumed, (todo_count, batches(todo, size)), executor, sink, stop)
+            status = rate(request, record.format, resumed, (todo_count, batches(todo, size)), executor, sink, stop)
+            stored.report(executor)
+            return status
     except CommandError as exc:
         return fail(str(exc), status=exc.status)
     except Stop as stopped:  # while the cluster was starting: no seed was rated

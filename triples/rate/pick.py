@@ -26,7 +26,7 @@ from triples.config import DEFAULT_VARIANT, Variant
 from triples.difficulty import BANDS
 from triples.errors import TriplesError
 from triples.exits import EXIT_OK, CommandError
-from triples.rate import command, plots
+from triples.rate import command, plots, stored
 from triples.rate.columns import BAND, DIFFICULTY_COLUMNS, has_random_play_chance
 from triples.rate.command import Request, executor_for, open_sink, progress_bar, resumed_rows, write_rows
 from triples.rate.errors import BadInput
@@ -82,6 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(refused if they were made otherwise)",
     )
     parser.add_argument("--jobs", metavar="N", type=options.jobs, help="worker processes (default: the core count)")
+    parser.add_argument("--db", metavar="FILE", help=stored.DB_HELP)
     parser.add_argument("--plot", metavar="FILE", help=plots.PLOT_HELP.replace("of the run", "of the deals looked at"))
     command.one_line_errors(parser, PROG)
 
@@ -152,17 +153,25 @@ def main(args: argparse.Namespace) -> int:
         stop = request.last if enough is None else enough
         resumed = [row for row in resumed if row.seed <= stop]
         todo_count = stop - request.first + 1 - len(resumed)
+        rate_options = RateOptions(request.variant.name, request.strategy, request.extra_columns)
         with (
+            stored.opened(args.db) as store,
             StopSignals() as signals,
-            executor_for(request, todo_count, signals) as (executor, size),
+            executor_for(request, stored.to_rate(store, rate_options, request.first, stop, todo_count), signals) as (
+                executor,
+                size,
+            ),
             open_sink(request, record) as sink,
         ):
+            executor = stored.backed(executor, store)
             if request.out is not None and record.needs_header and todo_count:
                 sink.write(record.format.header() + "\n")
             todo = (seed for seed in range(request.first, stop + 1) if seed not in record.rows)
             size = min(size, PICK_BATCH)
             batched = (todo_count, batches(todo, size))
-            return pick(request, wanted, record.format, resumed, batched, executor, sink, signals)
+            status = pick(request, wanted, record.format, resumed, batched, executor, sink, signals)
+            stored.report(executor)
+            return status
     except CommandError as exc:
         return fail(str(exc), exc.status)
     except Stop as stopped:  # while the cluster was starting (pick has no --scheduler yet)

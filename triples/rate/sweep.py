@@ -22,7 +22,7 @@ from typing import IO
 from triples.config import Variant
 from triples.errors import TriplesError
 from triples.exits import EXIT_OK, CommandError
-from triples.rate import command, plots
+from triples.rate import command, plots, stored
 from triples.rate.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS
 from triples.rate.command import Request, executor_for, progress_bar, write_rows
 from triples.rate.errors import BadInput
@@ -204,13 +204,17 @@ def main(args: argparse.Namespace) -> int:
         todo = [rule_set for rule_set in sweep.rule_sets if rule_set.variant.name not in done]
         per_rule_set = request.last - request.first + 1
         with (
+            stored.opened(args.db) as store,
             StopSignals() as stop,
             executor_for(request, per_rule_set if todo else 0, stop) as (executor, size),
             open_out(request.out) as sink,
         ):
+            executor = stored.backed(executor, store)  # --db: each rule set's stored rows are looked up
             if needs_header:
                 sink.write(fmt.header() + "\n")
-            return run(sweep, fmt, done, todo, (executor, size), sink, stop)
+            status = run(sweep, fmt, done, todo, (executor, size), sink, stop)
+            stored.report(executor)
+            return status
     except CommandError as exc:
         return command.fail(str(exc), PROG, exc.status)
     except Stop as stopped:  # while the cluster was starting: no rule set was rated

@@ -29,6 +29,7 @@ from starlette.exceptions import HTTPException
 from triples import __version__
 from triples.api import OperationTimedOut, run
 from triples.jsonio import JSONInputError, dumps, json_kind, loads
+from triples.service import daily
 from triples.service.gate import QUICK_BODY_BYTES, Gate, Overloaded, quick
 from triples.service.metrics import CONTENT_TYPE, ServiceMetrics
 from triples.session import OPERATIONS
@@ -70,6 +71,7 @@ class ServiceSettings(BaseModel):
     max_running: int = Field(default=1, ge=1)  # costly requests computing at once
     max_waiting: int = Field(default=16, ge=0)  # costly requests waiting for their turn
     max_wait: float = Field(default=2.0, gt=0)  # seconds a request may wait before a 503
+    daily_db: str | None = None  # the store whose calendar GET /daily serves (triples serve --db)
 
 
 class RequestRejected(Exception):
@@ -320,6 +322,7 @@ def pages_app(service: Service) -> FastAPI:
         content = package_file(fastapi_offline, "static", name)
         return Response(content, media_type=DOCS_ASSETS[name], headers={"Cache-Control": "max-age=86400"})
 
+    daily.mount(app, service.settings.daily_db)
     return app
 
 
@@ -332,6 +335,7 @@ def default_app() -> Service:
     """The application with the default limits, for ``uvicorn triples.service.app:default_app --factory``
     (the time limit from ``TRIPLES_TIME_LIMIT`` when set: ``triples serve --time-limit`` sets it)."""
     time_limit = os.environ.get("TRIPLES_TIME_LIMIT")
-    if time_limit is None:
-        return create_app(ServiceSettings())
-    return create_app(ServiceSettings(time_limit=float(time_limit)))
+    settings = ServiceSettings(daily_db=daily.db_from_environment())
+    if time_limit is not None:
+        settings = settings.model_copy(update={"time_limit": float(time_limit)})
+    return create_app(settings)

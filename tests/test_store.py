@@ -1,0 +1,245 @@
+"""The ratings store (triples/store.py) and ``--db`` on rate and pick (triples/rate/stored.py):
+the schema made on first use, rows kept under their exact provenance, seeds past 2**63, stored
+seeds looked up rather than rated, files that cannot be a store refused in one line, and one
+store shared at once by a writing ``rate`` and reading ``pick`` and ``calendar`` processes."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+import pytest
+
+from triples import __version__, cli
+from triples.options import MAX_SEED
+from triples.rate import rows as rate_rows
+from triples.rate.columns import DIFFICULTY_COLUMNS
+from triples.rate.rows import RateOptions, rate_batch, row_values
+from triples.rate.stored import provenance_of
+from triples.store import SCHEMA_VERSION, Deal, Provenance, StoreError, open_store
+
+CLASSIC = Provenance("classic", "high", "none", "0.1.0")
+TIMEOUT = 120
+
+
+def test_a_new_store_is_made_on_first_use(tmp_path: Path) -> None:
+    path = tmp_path / "new.db"
+    with open_store(str(path)) as store:
+        assert store.count(CLASSIC, 0, 10) == 0
+        assert list(store.rows(CLASSIC, 0, 10)) == []
+    db = sqlite3.connect(path)
+    marks = [db.execute(f"PRAGMA {name}").fetchone()[0] for name in ("user_version", "application_id", "journal_mode")]
+    tables = sorted(name for (name,) in db.execute("SELECT name FROM sqlite_schema WHERE type = 'table'"))
+    db.close()
+    assert marks == [SCHEMA_VERSION, 0x54524950, "wal"]
+    assert tables == ["calendar", "provenance", "rows"]
+
+
+def test_rows_are_kept_under_their_exact_provenance(tmp_path: Path) -> None:
+    others = [
+        Provenance("sum15", "high", "none", "0.1.0"),
+        Provenance("classic", "low", "none", "0.1.0"),
+        Provenance("classic", "high", "fair", "0.1.0"),
+        Provenance("classic", "high", "none", "0.0.9"),
+    ]
+    with open_store(str(tmp_path / "s.db")) as store:
+        store.put(CLASSIC, [(3, {"best": 3}), (1, {"best": 1})])
+        store.put(CLASSIC, [(1, {"best": 99}), (2, {"best": 2})])  # a stored seed keeps its row
+        assert list(store.rows(CLASSIC, 0, 10)) == [(1, {"best": 1}), (2, {"best": 2}), (3, {"best": 3})]
+        assert list(store.rows(CLASSIC, 2, 2)) == [(2, {"best": 2})]
+        for other in others:
+            assert (store.count(other, 0, 10), list(store.rows(other, 0, 10))) == (0, [])
+
+
+def test_seeds_to_the_largest_keep_their_order(tmp_path: Path) -> None:
+    seeds = [MAX_SEED, 1 << 31, 0, 5]
+    with open_store(str(tmp_path / "s.db")) as store:
+        store.put(CLASSIC, [(seed, {"n": i}) for i, seed in enumerate(seeds)])
+        assert [seed for seed, _ in store.rows(CLASSIC, 0, MAX_SEED)] == sorted(seeds)
+        assert list(store.rows(CLASSIC, 5, 1 << 31)) == [(5, {"n": 3}), (1 << 31, {"n": 1})]
+        assert store.count(CLASSIC, 1, MAX_SEED) == 3
+
+
+def test_a_seed_or_date_is_in_a_calendar_once(tmp_path: Path) -> None:
+    deal = Deal("2026-01-05", "classic", 7, "classic", "easy", 52, 52, 1.0)
+    with open_store(str(tmp_path / "s.db")) as store:
+        with store.writing() as db:
+            store.add_deals(db, [deal])
+        for clash in (Deal("2026-01-06", "classic", 7, "classic", "easy", 52, 52, 1.0), deal):
+            with pytest.raises(StoreError, match="UNIQUE constraint failed"), store.writing() as db:
+                store.add_deals(db, [Deal("2026-01-09", "classic", 8, "classic", "easy", 1, 1, 1.0), clash])
+        assert store.calendar("classic") == {"2026-01-05": deal}  # the failed transactions left nothing
+        assert store.deals_on("2026-01-05") == [deal] and store.calendar("sum15") == {}
+
+
+def test_files_that_cannot_be_a_store_get_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database, just some text that is long enough to be read as a header\n" * 3)
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE t (x)")
+    newer = tmp_path / "newer.db"
+    open_store(str(newer)).close()
+    with sqlite3.connect(newer) as db:
+        db.execute("PRAGMA user_version = 2")
+    expected = {
+        text: f"--db {text} is not a SQLite database",
+        other: f"--db {other} is a SQLite database but not a triples store",
+        newer: f"--db {newer} is a triples store of schema version 2; this triples 0.1.0 reads schema version 1",
+        tmp_path
+        / "no"
+        / "such"
+        / "dir.db": f"--db {tmp_path}/no/such/dir.db: cannot open: unable to open database file",
+    }
+    for path, message in expected.items():
+        with pytest.raises(StoreError) as caught:
+            open_store(str(path))
+        assert str(caught.value) == message
+        for command in (["rate", "--seeds", "1-3"], ["pick", "--seeds", "1-3", "--band", "easy"]):
+            assert cli.main([*command, "--db", str(path)]) == 2
+            assert capsys.readouterr() == ("", f"triples {command[0]}: error: {message}\n")
+    assert text.read_text().startswith("not a database")  # refused untouched
+
+
+def rate_jsonl(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[list[dict[str, Any]], list[str]]:
+    assert cli.main(["rate", "--format", "jsonl", "--jobs", "1", *args]) == 0
+    out, err = capsys.readouterr()
+    return [orjson.loads(line) for line in out.splitlines()], err.splitlines()
+
+
+def test_a_stored_seed_is_a_lookup_not_a_search(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = str(tmp_path / "s.db")
+    first, err = rate_jsonl(capsys, "--seeds", "1-30", "--db", db)
+    assert err[-1] == f"store: 0 rows from {db}, 30 rated and added"
+    fresh = [row_values(row) for row in rate_batch(RateOptions("classic", "high"), list(range(1, 41)))]
+    comparable = [{k: v for k, v in row.items() if k != "ms"} for row in fresh]
+    assert [{k: v for k, v in row.items() if k != "ms"} for row in first] == comparable[:30]
+
+    rated: list[int] = []
+    real = rate_rows.rate_seed
+
+    def counting(*args: Any) -> Any:
+        rated.append(args[2])
+        return real(*args)
+
+    monkeypatch.setattr(rate_rows, "rate_seed", counting)
+    again, err = rate_jsonl(capsys, "--seeds", "1-40", "--db", db)
+    assert again[:30] == first  # the stored rows, their timings included
+    assert [{k: v for k, v in row.items() if k != "ms"} for row in again] == comparable
+    assert (rated, err[-1]) == (list(range(31, 41)), f"store: 30 rows from {db}, 10 rated and added")
+    # sweep --db looks up each rule set's rows the same way.
+    rated.clear()
+    assert (
+        cli.main(
+            ["sweep", "--variant", "classic", "--vary", "target=20..21", "--seeds", "1-40", "--db", db, "--jobs", "1"]
+        )
+        == 0
+    )
+    assert capsys.readouterr().err.splitlines()[-1] == f"store: 40 rows from {db}, 40 rated and added"
+    assert rated == list(range(1, 41))  # target=21 only: target=20 is classic
+    # Other analyses are another provenance: rated afresh, and kept beside the first rows.
+    rated.clear()
+    fair, _ = rate_jsonl(capsys, "--seeds", "1-3", "--fair", "--db", db)
+    assert rated == [1, 2, 3] and [row["seed"] for row in fair] == [1, 2, 3]
+
+
+def run_triples(*args: str, out: IO[str] | int = subprocess.PIPE) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "triples", *args], stdout=out, stderr=subprocess.PIPE, text=True)
+
+
+def test_one_writer_and_several_readers_at_once_lose_and_tear_nothing(tmp_path: Path) -> None:
+    db = str(tmp_path / "shared.db")
+    last = 1200
+    printed = (tmp_path / "printed.jsonl").open("w+")  # a file, not a pipe nobody reads while it runs
+    writer = run_triples(
+        "rate",
+        "--variant",
+        "pairs",
+        "--difficulty",
+        "--seeds",
+        f"1-{last}",
+        "--db",
+        db,
+        "--jobs",
+        "1",
+        "--format",
+        "jsonl",
+        out=printed,
+    )
+    options = RateOptions("pairs", "high", DIFFICULTY_COLUMNS)
+    deadline = time.monotonic() + TIMEOUT
+    while writer.poll() is None and time.monotonic() < deadline:  # readers start once rows are coming in
+        if Path(db).exists():
+            try:
+                with open_store(db) as store:
+                    if store.count(provenance_of(options), 1, last) >= 100:
+                        break
+            except StoreError:
+                pass  # the writer is still making the schema
+        time.sleep(0.05)
+    readers_done = during_writing = 0
+    while writer.poll() is None or readers_done < 2:
+        during_writing += writer.poll() is None
+        readers = [
+            run_triples(
+                "pick",
+                "--variant",
+                "pairs",
+                "--band",
+                "easy",
+                "--count",
+                "40",
+                "--seeds",
+                f"1-{last}",
+                "--db",
+                db,
+                "--jobs",
+                "1",
+                "--format",
+                "jsonl",
+            ),
+            run_triples(
+                "calendar",
+                "--variant",
+                "pairs",
+                "--pattern",
+                "easy",
+                "--start",
+                "2026-01-05",
+                "--days",
+                "20",
+                "--db",
+                db,
+                "--jobs",
+                "1",
+                "--format",
+                "jsonl",
+            ),
+        ]
+        picked, days = (reader.communicate(timeout=TIMEOUT) for reader in readers)
+        assert [reader.returncode for reader in readers] == [0, 0], (picked[1], days[1])
+        assert [orjson.loads(line)["seed"] for line in picked[0].splitlines()] == list(range(1, 41))
+        assert [orjson.loads(line)["seed"] for line in days[0].splitlines()] == list(range(1, 21))
+        readers_done += 1
+    _, err = writer.communicate(timeout=TIMEOUT)
+    assert writer.returncode == 0, err
+    assert during_writing >= 1  # readers did run while rows were being written
+    printed.seek(0)
+    out = printed.read()
+    written = [orjson.loads(line) for line in out.splitlines()]
+    assert [row["seed"] for row in written] == list(range(1, last + 1))
+    with open_store(db) as store:
+        kept = list(store.rows(provenance_of(options), 0, 10 * last))
+    # Every row once, whole, and the same as the writer printed (timings and all), whoever rated it.
+    made = {"variant": "pairs", "strategy": "high", "analyses": "difficulty", "version": __version__}
+    assert all({k: row[k] for k in made} == made for row in written)
+    by_seed = {row["seed"]: {k: v for k, v in row.items() if k not in ("seed", "ms", *made)} for row in written}
+    assert [seed for seed, _ in kept] == list(range(1, last + 1))
+    assert all({k: v for k, v in values.items() if k != "ms"} == by_seed[seed] for seed, values in kept)
