@@ -304,6 +304,9 @@ async def slow_flood(port: int, concurrency: int, quick_requests: int = 200) -> 
                 connection = await Connection.open(port)
                 continue
             turn += 1
+            if answer.closing:
+                connection.close()
+                connection = await Connection.open(port)
             error = orjson.loads(answer.body).get("error", "") if answer.status != 200 else ""
             kind = "time limit" if error.startswith("time limit") else "busy" if "busy" in error else ""
             retry = " with Retry-After" if b"retry-after" in answer.head.lower() else ""

@@ -179,6 +179,13 @@ class Service:
             metrics.observe(path, status, perf_counter() - started)
 
     async def answer_run(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.gate.full() and declared_length(scope) > QUICK_BODY_BYTES:
+            # Refused unread, and the connection closed: its body need not be read at all.
+            refused = busy(self.gate.retry_after)
+            self.metrics.overloaded.inc()
+            headers = {**refused.headers, "connection": "close"}
+            await respond(send, 503, dumps({"error": refused.message}), extra=headers)
+            return
         try:
             body = await self.outputs(await read_body(scope, receive, self.settings.max_body_bytes))
         except RequestRejected as exc:
@@ -210,6 +217,13 @@ class Service:
             self.metrics.time_limit_hits.inc()
             raise RequestRejected(503, str(exc)) from None
         return dumps(outputs)
+
+
+def declared_length(scope: Scope) -> int:
+    for name, value in scope["headers"]:
+        if name == b"content-length" and value.isdigit():
+            return int(value)
+    return 0
 
 
 def busy(retry_after: int) -> RequestRejected:
