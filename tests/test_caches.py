@@ -17,9 +17,9 @@ from triples.table import Table
 def test_a_memo_over_its_bound_drops_its_oldest_tenth_not_everything() -> None:
     kept: caches.Memo[int, int] = caches.Memo("test", 100)
     for key in range(150):
-        kept[key] = key * key
+        kept.data[key] = key * key
     kept.trim()
-    assert sorted(kept) == list(range(60, 150))  # 50 over, and a tenth of the bound besides
+    assert sorted(kept.data) == list(range(60, 150))  # 50 over, and a tenth of the bound besides
     kept.trim()
     assert len(kept) == 90  # under the bound: nothing goes
 

@@ -9,7 +9,7 @@ Two kinds, both registered here so that ``clear()`` empties them all:
   entry. Least recently used first out, past ``VARIANTS_KEPT`` variants (a sweep over rule
   sets sees many).
 - ``Memo``: what a pure function of its key returned (a bound per multiset, a fair choice
-  per seen position, an expectimax value per state). A plain dict, since the engines read
+  per seen position, an expectimax value per state), in a plain dict, since the engines read
   them in their innermost loops; past its bound the oldest tenth of its entries are dropped
   (insertion order), never the whole, so speed has no cliff.
 
@@ -34,20 +34,31 @@ V = TypeVar("V")
 VARIANTS_KEPT = 64
 
 
-class Memo(dict[K, V]):
-    """A dict with a bound: ``trim`` drops the oldest tenth of the entries once over it."""
+class Memo(Generic[K, V]):
+    """A plain dict, ``data``, with a bound: ``trim`` drops the oldest tenth of the entries
+    once over it. The engines read ``data`` itself in their inner loops (an exact dict is what
+    the interpreter's fast paths are for), and it is never replaced, only trimmed in place."""
+
+    __slots__ = ("data", "limit", "name")
 
     def __init__(self, name: str, limit: int) -> None:
-        super().__init__()
         self.name = name
         self.limit = limit
+        self.data: dict[K, V] = {}
 
     def trim(self) -> None:
         """Drop the oldest entries when over the bound (callers call it between searches)."""
-        excess = len(self) - self.limit
+        data = self.data
+        excess = len(data) - self.limit
         if excess > 0:
-            for key in list(islice(self, excess + self.limit // 10)):
-                self.pop(key, None)
+            for key in list(islice(data, excess + self.limit // 10)):
+                data.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def clear(self) -> None:
+        self.data.clear()
 
 
 class PerVariant(Generic[K, V]):

@@ -781,8 +781,7 @@ def with_command(argv: list[str]) -> list[str]:
         return ["run", *argv]
     if looks_like_a_file(chosen):
         return ["run", *argv]
-    names = ", ".join(COMMANDS)
-    raise UsageError("triples", f"unknown command '{chosen}' (commands: {names}; or a FILE of operations to run)")
+    raise UsageError("triples", f"unknown command '{chosen}', and no such file (triples --help lists the commands)")
 
 
 def joined_values(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:

@@ -108,7 +108,8 @@ class Expectimax:
     def __init__(self, variant: Variant) -> None:
         self.packing = packing_for(variant)
         # Values of a pure function of the key: shared by threads, trimmed between moves.
-        self.memo: caches.Memo[int, float] = caches.Memo("fair exact", MEMO_LIMIT)
+        self.kept: caches.Memo[int, float] = caches.Memo("fair exact", MEMO_LIMIT)
+        self.memo = self.kept.data
         self._expected = self._expected_function()
 
     def expected(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> float:

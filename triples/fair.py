@@ -133,7 +133,7 @@ _exact_players = caches.per_variant("fair exact players", Expectimax)
 def exact_player(variant: Variant) -> Expectimax:
     """The strategy's expectimax for a variant, kept between calls (its memo bounded)."""
     player = _exact_players(variant)
-    player.memo.trim()
+    player.kept.trim()
     return player
 
 
@@ -160,10 +160,12 @@ def choose(table: Table, samples: int = DEFAULT_SAMPLES, exact_unseen: int | Non
         exact_unseen = EXACT_UNSEEN_BY_VARIANT.get(variant.name, EXACT_UNSEEN)
     table_counts, unseen_counts = seen_counts(table)
     seen = (variant, tuple(table_counts), tuple(unseen_counts), table.cleared, samples, exact_unseen)
-    found = _choices.get(seen)
+    found = _choices.data.get(seen)
     if found is None:
         _choices.trim()
-        found = _choices[seen] = _choose(variant, table_counts, unseen_counts, table.cleared, samples, exact_unseen)
+        found = _choices.data[seen] = _choose(
+            variant, table_counts, unseen_counts, table.cleared, samples, exact_unseen
+        )
     return found
 
 

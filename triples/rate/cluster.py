@@ -17,6 +17,7 @@ import logging
 import math
 import os
 import signal
+import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager, suppress
@@ -113,15 +114,17 @@ class OnCluster:
 
 def wait_done(future: Future[Any], stop: StopSignals) -> bool:
     """Whether ``future`` finished (True) before a stop signal came (False); its error, if any,
-    is raised by its ``result()``."""
+    is raised by its ``result()``.
+
+    Waited for on a thread event set by the future's callback, not by ``result(timeout)``
+    polls: a timed Dask call runs ``asyncio.wait_for`` on the client's loop, and under load one
+    of many such timeouts can end in a cancellation that Dask reports as an UnboundLocalError.
+    """
+    finished = threading.Event()
+    future.add_done_callback(lambda _: finished.set())
     while not stop.stopped:
-        try:
-            future.result(timeout=POLL)
-        except TimeoutError:
-            continue
-        except Exception:  # the task's own error: raised again where its result is taken
-            pass
-        return True
+        if finished.wait(POLL):
+            return True
     return False
 
 

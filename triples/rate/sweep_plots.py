@@ -82,7 +82,7 @@ def draw_heatmap(figure: Figure, axes: Axes, sweep: Sweep, rows: list[SweepRow],
     bar = figure.colorbar(image, ax=axes)
     bar.set_label(label)
     if sweep.measure in PERCENT_MEASURES:
-        bar.ax.yaxis.set_major_formatter(lambda value, _: f"{100 * value:.0f}%")
+        bar.ax.yaxis.set_major_formatter(lambda value, _: f"{100 * value:.4g}%")
 
 
 def draw_line(axes: Axes, sweep: Sweep, rows: list[SweepRow], label: str) -> None:
@@ -107,7 +107,7 @@ def draw_line(axes: Axes, sweep: Sweep, rows: list[SweepRow], label: str) -> Non
     if sweep.measure in PERCENT_MEASURES:
         top = max([*values, *(float(row.get(high, 0.0)) for row in by_value.values())]) or 1.0
         axes.set_ylim(0, top * 1.15)
-        axes.yaxis.set_major_formatter(lambda value, _: f"{100 * value:.0f}%")
+        axes.yaxis.set_major_formatter(lambda value, _: f"{100 * value:.4g}%")
     axes.set_xlim(-0.5, len(xs) - 0.5)
     axes.grid(alpha=0.3)
     axes.set_axisbelow(True)

@@ -130,11 +130,12 @@ class _Search(PackingPhase):
         kit = kit_for(variant)
         self.family, self.moves = kit.family, kit.moves
         self.rules = rule = kit.rules
-        self.bounds, self.candidates, self.unary = bounds, candidates, unary = kit.bounds, kit.candidates, kit.unary
+        bounds, candidates, unary = kit.bounds.data, kit.candidates.data, kit.unary.data
+        self.bounds, self.candidates, self.unary = bounds, candidates, unary
         if len(bounds) > CACHE_KEPT or len(candidates) > CACHE_KEPT or len(unary) > CACHE_KEPT:
-            bounds.trim()
-            candidates.trim()
-            unary.trim()
+            kit.bounds.trim()
+            kit.candidates.trim()
+            kit.unary.trim()
         # Per stock position p: the stock deck[p:] as a binary-layout histogram. The table's
         # key plus this is the multiset the bound reads; the difference of two is a refill.
         self.stock_left = list(accumulate(map(rule.units.__getitem__, reversed(deck)), initial=0))

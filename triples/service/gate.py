@@ -17,8 +17,9 @@ from typing import Any
 
 from triples.session import OPERATIONS
 
-# Surely cheap until the registry declares each operation's cost: the operations that only look
-# at or change one table. Any other operation, and one added later, is taken as costly.
+# For a registry entry that declares no cost (the registry's ``Operation`` declares one; a
+# stand-in may not): the operations that only look at or change one table are cheap, any other
+# is taken as costly.
 PROVISIONAL_CHEAP = frozenset({"new", "play", "table", "status", "history", "moves", "undo"})
 INLINE_OPERATIONS = 8  # more than this many, even cheap ones, go to a thread
 # A body this long is no small game: while the line is full it is refused without being read as
