@@ -252,7 +252,7 @@ def test_help_has_an_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["calendar", "--help"]) == 0
     text = capsys.readouterr().out
     assert "--pattern BANDS" in text and "examples:\n  triples calendar --start 2026-01-05 --days 14" in text
-    assert "(default classic)" in text
+    assert "--variant VARIANT" in text and "classic, pairs, quads, sum15" in text
 
 
 def test_a_rule_set_of_ones_own_has_one_calendar_by_its_canonical_name(

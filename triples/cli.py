@@ -638,14 +638,13 @@ def serve_command(args: argparse.Namespace) -> int:
 def serve_daily_from(db: str) -> None:
     """Check the store of ``serve --db`` now (one line if it cannot be used) and hand it to the
     server's processes, which import the application by name."""
-    from triples.service.daily import DB_ENVIRONMENT, check_store
-    from triples.store import StoreError
+    from triples.store import SERVE_DB_VARIABLE, StoreError, open_store
 
     try:
-        check_store(db)
+        open_store(db).close()  # a missing store is made now
     except StoreError as exc:
         raise CommandError(str(exc)) from None
-    os.environ[DB_ENVIRONMENT] = os.path.abspath(db)
+    os.environ[SERVE_DB_VARIABLE] = os.path.abspath(db)
 
 
 # ---------------------------------------------------------------- quartets (triples/quartets.py)

@@ -37,6 +37,9 @@ from triples.errors import TriplesError
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x54524950  # "TRIP": marks a SQLite file as a triples store
 BUSY_TIMEOUT_SECONDS = 60.0
+# How `triples serve --db` tells the server's processes (which import the application by name)
+# the store whose calendar GET /daily serves: they inherit the environment.
+SERVE_DB_VARIABLE = "TRIPLES_SERVE_DB"
 
 SCHEMA = """
 CREATE TABLE provenance (

@@ -25,21 +25,14 @@ from starlette.concurrency import run_in_threadpool
 
 from triples.api import run
 from triples.config import DEFAULT_VARIANT
-from triples.store import Deal, StoreError, open_store
+from triples.store import SERVE_DB_VARIABLE, Deal, StoreError, open_store
 
-DB_ENVIRONMENT = "TRIPLES_SERVE_DB"  # how `triples serve --db` tells the server's processes the store
 TODAY = "today"
 NOT_ENABLED = "no daily calendar here: start the service with a store, triples serve --db FILE"
 
 
 def db_from_environment() -> str | None:
-    return os.environ.get(DB_ENVIRONMENT) or None
-
-
-def check_store(path: str) -> None:
-    """Open the store once, so that a file that cannot be one fails before the server starts
-    (StoreError, one line); a missing file is created."""
-    open_store(path).close()
+    return os.environ.get(SERVE_DB_VARIABLE) or None
 
 
 def answer(content: Any, status: int = 200) -> Response:
