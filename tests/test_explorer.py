@@ -399,20 +399,7 @@ def test_enter_on_a_focused_card_picks_it(page: Any, server: str) -> None:
 
 # ---------------------------------------------------------------- rules of your own, the daily deal
 
-# Variant objects in `new` and the daily calendar come from other parts of the project; until
-# they are there these tests are expected to fail (strict: once they are, the tests must pass).
-VARIANT_OBJECTS = not str(run([["new", "g", 1, {"base": "classic"}]])[0]).startswith("error: ")
-needs_variant_objects = pytest.mark.xfail(
-    not VARIANT_OBJECTS, reason="`new` does not take variant objects yet", strict=True
-)
 
-
-def has_calendar() -> bool:
-    done = subprocess.run([sys.executable, "-m", "triples", "calendar", "--help"], capture_output=True, timeout=60)
-    return done.returncode == 0
-
-
-@needs_variant_objects
 def test_the_rules_form_deals_a_custom_variant_kept_in_the_address(page: Any, server: str) -> None:
     open_game(page, server)
     page.locator("#rules-toggle").click()
@@ -448,7 +435,6 @@ def test_daily_without_a_calendar_shows_the_services_message(page: Any, server: 
     assert table(page) == SEED1_TABLE  # the game stays
 
 
-@pytest.mark.xfail(not has_calendar(), reason="no `triples calendar` and `serve --db` yet", strict=True)
 def test_daily_opens_todays_deal_and_shows_its_band(browser: Any, tmp_path: Path) -> None:
     store = tmp_path / "ratings.db"
     today = datetime.now(UTC).date().isoformat()
