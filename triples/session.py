@@ -101,9 +101,10 @@ class Operation:
 OPERATIONS: dict[str, Operation] = {}
 
 
-def operation(name: str, args: type[BaseModel] = Args, *, cost: Cost = "cheap") -> Callable[[Handler], Handler]:
+def operation(name: str, args: type[BaseModel] = Args, *, cost: Cost) -> Callable[[Handler], Handler]:
     """Register a handler under an operation name, with the model its arguments must fit and
-    what it may cost (see ``Cost``)."""
+    what it may cost (see ``Cost``). The cost has no default: an operation nobody judged must
+    not land on a server's event loop by accident."""
 
     def register(handler: Handler) -> Handler:
         OPERATIONS[name] = Operation(name, args, handler, cost)
@@ -155,42 +156,42 @@ def moves_json(moves: list[Any]) -> list[list[int]]:
     return [list(m) for m in moves]
 
 
-@operation("new", NewArgs)
+@operation("new", NewArgs, cost="cheap")
 def op_new(session: Session, args: NewArgs) -> Output:
     table = deal(variant_from(args.variant), args.seed_or_deck)
     session.games[args.id] = table
     return table.codes()
 
 
-@operation("play", PlayArgs)
+@operation("play", PlayArgs, cost="cheap")
 def op_play(session: Session, args: PlayArgs) -> Output:
     table = session.table(args.id)
     table.push(rules.check_move(table, args.positions))
     return "ok"
 
 
-@operation("table")
+@operation("table", cost="cheap")
 def op_table(session: Session, args: Args) -> Output:
     return session.table(args.id).codes()
 
 
-@operation("status")
+@operation("status", cost="cheap")
 def op_status(session: Session, args: Args) -> Output:
     table = session.table(args.id)
     return {"cleared": table.cleared, "stock": table.stock_size, "over": not rules.has_legal_move(table)}
 
 
-@operation("history")
+@operation("history", cost="cheap")
 def op_history(session: Session, args: Args) -> Output:
     return moves_json(session.table(args.id).history())
 
 
-@operation("moves")
+@operation("moves", cost="cheap")
 def op_moves(session: Session, args: Args) -> Output:
     return moves_json(rules.legal_moves(session.table(args.id)))
 
 
-@operation("undo")
+@operation("undo", cost="cheap")
 def op_undo(session: Session, args: Args) -> Output:
     try:
         session.table(args.id).pop()
@@ -287,7 +288,7 @@ class NoArgs(BaseModel):
     model_config = ConfigDict(strict=True, frozen=True)
 
 
-@operation("variants", NoArgs)
+@operation("variants", NoArgs, cost="cheap")
 def op_variants(session: Session, args: NoArgs) -> Output:
     """Every registered variant's rules, in registration order: what a client (the explorer)
     needs to offer them without a copy of the registry."""
