@@ -78,14 +78,32 @@ class StoreError(TriplesError):
     """The store cannot be used: reported in one line."""
 
 
+PROVENANCE_COLUMNS: tuple[str, ...] = ("variant", "strategy", "analyses", "version")
+
+
 @dataclass(frozen=True)
 class Provenance:
-    """What produced a row; rows are reused only under exactly the same provenance."""
+    """What made a row: every column but the timing is a function of these and the seed.
 
-    variant: str  # the variant's canonical name
+    Rows files carry it on every row (the columns of ``PROVENANCE_COLUMNS``), so a file resumed
+    with other options is refused instead of mixed, and the store keys rows by it: a row is
+    reused only under exactly the same provenance. ``variant`` is the canonical name;
+    ``analyses`` names the opt-in columns asked for: ``none``, ``fair`` (--fair) or
+    ``difficulty`` (--difficulty, which brings fair along).
+    """
+
+    variant: str
     strategy: str
-    analyses: str  # the name of the opt-in columns asked for: none, fair, difficulty
+    analyses: str
     version: str
+
+    def differences(self, wanted: Provenance) -> list[str]:
+        """``name this (not wanted)`` for each field where this differs from ``wanted``."""
+        return [
+            f"{name} {getattr(self, name)} (not {getattr(wanted, name)})"
+            for name in PROVENANCE_COLUMNS
+            if getattr(self, name) != getattr(wanted, name)
+        ]
 
 
 @dataclass(frozen=True)

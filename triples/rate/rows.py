@@ -18,6 +18,10 @@ from typing import Any, cast
 from triples import search
 from triples.config import Variant, variant_named
 from triples.deal import seeded
+
+# The one record of what made a row; re-exported, as rate names it with the rows.
+from triples.store import PROVENANCE_COLUMNS as PROVENANCE_COLUMNS
+from triples.store import Provenance as Provenance
 from triples.strategy import Strategy, play_out, strategy_named
 
 Value = int | float | bool | str
@@ -31,30 +35,6 @@ class Column:
     width: int  # in the text table
     per_run: bool = False  # depends on the machine or the run, not on the deal: left out when rows are compared
     digits: int = 2  # a float's decimals in the text table
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """What made a row: every column but the timing is a function of these and the seed.
-
-    Rows files carry it on every row (the columns of ``PROVENANCE_COLUMNS``), so a file resumed
-    with other options is refused instead of mixed, and a store of rows can key them by it.
-    ``analyses`` names the opt-in columns asked for: ``none``, ``fair`` (--fair) or
-    ``difficulty`` (--difficulty, which brings fair along).
-    """
-
-    variant: str
-    strategy: str
-    analyses: str
-    version: str
-
-    def differences(self, wanted: Provenance) -> list[str]:
-        """``name this (not wanted)`` for each field where this differs from ``wanted``."""
-        return [
-            f"{name} {getattr(self, name)} (not {getattr(wanted, name)})"
-            for name in PROVENANCE_COLUMNS
-            if getattr(self, name) != getattr(wanted, name)
-        ]
 
 
 @dataclass(frozen=True)
@@ -92,7 +72,6 @@ class Row:
 
 CORE_COLUMNS: tuple[str, ...] = ("seed", "autoplay", "best", "gap", "won", "states", "ms")
 # The last columns of every jsonl and csv row and of a table kept in a file: what made the row.
-PROVENANCE_COLUMNS: tuple[str, ...] = ("variant", "strategy", "analyses", "version")
 # What a new jsonl or csv file holds without opt-in columns (they go between the two parts).
 RECORD_COLUMNS: tuple[str, ...] = (*CORE_COLUMNS, *PROVENANCE_COLUMNS)
 

@@ -38,7 +38,7 @@ STORED_STRETCH = 10 * MAX_BATCH
 
 def provenance_of(options: RateOptions) -> Provenance:
     """The provenance this process rates ``options``' rows with, as the store keys it."""
-    return Provenance(**asdict(options.provenance(installed_version())))
+    return options.provenance(installed_version())
 
 
 def stored_values(row: Row) -> dict[str, object]:
@@ -62,7 +62,7 @@ def keep(store: Store, rows: list[Row]) -> None:
     """Add freshly rated rows to the store, each under the provenance it carries."""
     by_provenance: dict[Provenance, list[Row]] = {}
     for row in rows:
-        by_provenance.setdefault(Provenance(**asdict(row.provenance)), []).append(row)
+        by_provenance.setdefault(row.provenance, []).append(row)
     for provenance, group in by_provenance.items():
         store.put(provenance, [(row.seed, stored_values(row)) for row in group])  # type: ignore[misc]
 
