@@ -119,9 +119,12 @@ class Expectimax:
         with search.recursion_room(2 * (n + u)):  # a frame per move and one per drawn card
             return self._expected(key, mirror_key, n, u)
 
-    def move_values(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> list[tuple[Combo, float]]:
+    def move_values(
+        self, table_counts: Sequence[int], unseen_counts: Sequence[int], until: float | None = None
+    ) -> list[tuple[Combo, float]]:
         """Each playable combination (high-cards-first order) with the expected cards cleared
-        by playing it (its own cards included) and then playing optimally."""
+        by playing it (its own cards included) and then playing optimally; with ``until``,
+        only up to the first whose value reaches it."""
         packing = self.packing
         key, mirror_key = packing.pack(table_counts, unseen_counts)
         n, u = sum(table_counts[1:]), sum(unseen_counts[1:])
@@ -131,6 +134,8 @@ class Expectimax:
             for combo, need, mirror_need in packing.moves:
                 if ((key | guards) - need) & guards == guards:
                     out.append((combo, k + self._expected(key - need, mirror_key - mirror_need, n - k, u)))
+                    if until is not None and out[-1][1] >= until:
+                        break
         return out
 
     def _expected_function(self) -> Callable[[int, int, int, int], float]:
@@ -141,8 +146,11 @@ class Expectimax:
 
         def expected(key: int, mirror_key: int, n: int, u: int) -> float:
             """(key, its mirror key, cards on the table, cards unseen): expected cards still cleared."""
-            canonical = key if key < mirror_key else mirror_key
-            found = memo.get(canonical)
+            if mirror_key < key:
+                # Worked out from the smaller of the two images, always: a state's float is
+                # then the same whichever image was met first (its sums in one order).
+                key, mirror_key = mirror_key, key
+            found = memo.get(key)
             if found is not None:
                 return found
             if u and n < slots:
@@ -160,6 +168,9 @@ class Expectimax:
             else:
                 result = 0.0
                 guarded = key | guards
+                # No line clears more than every card left (in whole moves): once a move
+                # reaches that, no other can beat it, and the maximum is the same float.
+                most = (n + u) // k * k
                 for need, mirror_need in moves:
                     if (guarded - need) & guards == guards:
                         child, mirror_child = key - need, mirror_key - mirror_need
@@ -168,7 +179,9 @@ class Expectimax:
                             found = expected(child, mirror_child, n - k, u)
                         if found + k > result:
                             result = found + k
-            memo[canonical] = result
+                            if result >= most:
+                                break
+            memo[key] = result
             if not len(memo) & CHECK_EVERY:
                 deadline.check()
             return result

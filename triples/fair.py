@@ -118,13 +118,59 @@ def sampled_scores(
     return totals
 
 
+def sampled_choice(
+    variant: Variant,
+    table_counts: Sequence[int],
+    unseen_counts: Sequence[int],
+    cleared: int,
+    candidates: Sequence[Combo],
+    samples: int,
+) -> tuple[int, tuple[int | None, ...]]:
+    """``sampled_scores``' choice, the first candidate with the largest total, found with less
+    work: the index of that candidate, and per candidate its total (None for one dropped).
+
+    A candidate's position holds the same cards over every order, so the search's bound on
+    it (``FixedDeck.upper_bound``) holds in each. Candidates are scored in order, one order
+    after the other, and one is dropped as soon as its total so far plus that bound for each
+    order left cannot beat the best total yet: it could not be chosen (ties go to the
+    earlier). The orders, the exact scores and the winner are ``sampled_scores``' own."""
+    k = variant.per_move
+    base = [v for v in range(1, len(table_counts)) for _ in range(table_counts[v])]
+    orders = sample_orders(variant, table_counts, unseen_counts, cleared, samples)
+    if not orders:
+        return 0, (0,) * len(candidates)
+    # Every order holds the same cards, so once the stock is out they meet the same tables.
+    packed: dict[int, int] = {}
+    decks = [search.FixedDeck(variant, order, packed) for order in orders]
+    refills = [order[:k] for order in orders]
+    totals: list[int | None] = [None] * len(candidates)
+    best, chosen = -1, 0
+    for i, combo in enumerate(candidates):
+        left = list(base)
+        for v in combo:
+            left.remove(v)
+        cap = k + decks[0].upper_bound([*left, *refills[0]], len(refills[0]))
+        total = 0
+        for o, (deck, refill) in enumerate(zip(decks, refills, strict=True)):
+            if total + (len(orders) - o) * cap <= best:
+                break
+            total += k + deck.best_gain([*left, *refill], len(refill))
+        else:
+            totals[i] = total
+            if total > best:
+                best, chosen = total, i
+    return chosen, tuple(totals)
+
+
 @dataclass(frozen=True)
 class Choice:
     """What the fair player decided at one position, and how."""
 
     combo: Combo | None
     exact: bool
-    scores: tuple[float, ...]  # per candidate: expected cleared (exact) or total over samples
+    # Per candidate: expected cleared (exact) or total over samples; None for a candidate
+    # left unscored once it could no longer be chosen (``sampled_choice``, ``_exact_choice``).
+    scores: tuple[float | None, ...]
 
 
 _exact_players = caches.per_variant("fair exact players", Expectimax)
@@ -187,11 +233,23 @@ def _choose(
     if u == 0:
         return _open_choice(variant, table_counts, candidates)
     if u <= exact_unseen:
-        valued = exact_player(variant).move_values(table_counts, unseen_counts)
-        scores = [value for _, value in valued]
-        return Choice(_first_best(candidates, scores, TIE), True, tuple(scores))
-    totals = sampled_scores(variant, table_counts, unseen_counts, cleared, candidates, samples)
-    return Choice(_first_best(candidates, totals, 0.0), False, tuple(totals))
+        return _exact_choice(variant, table_counts, unseen_counts, candidates)
+    chosen, totals = sampled_choice(variant, table_counts, unseen_counts, cleared, candidates, samples)
+    return Choice(candidates[chosen], False, totals)
+
+
+def _exact_choice(
+    variant: Variant, table_counts: Sequence[int], unseen_counts: Sequence[int], candidates: Sequence[Combo]
+) -> Choice:
+    """The first candidate (high order) within ``TIE`` of the best expected value. No line
+    clears more than every card left, in whole moves: once a candidate reaches that, it is
+    the best, and the ones after it could only tie later, so they are left unscored."""
+    k = variant.per_move
+    most = (sum(table_counts[1:]) + sum(unseen_counts[1:])) // k * k
+    valued = exact_player(variant).move_values(table_counts, unseen_counts, until=most)
+    scores = [value for _, value in valued]
+    chosen = _first_best(candidates[: len(scores)], scores, TIE)
+    return Choice(chosen, True, (*scores, *[None] * (len(candidates) - len(scores))))
 
 
 def _open_choice(variant: Variant, table_counts: Sequence[int], candidates: Sequence[Combo]) -> Choice:

@@ -97,17 +97,33 @@ class FixedDeck:
     player scores every candidate move on the same sampled order of the unseen cards, and
     their positions lie in that one deck's state space."""
 
-    def __init__(self, variant: Variant, deck: Sequence[int]) -> None:
-        """``deck`` holds values, top first; positions index into it."""
-        self._search = _Search(variant, deck, lines=False)
+    def __init__(self, variant: Variant, deck: Sequence[int], packed: dict[int, int] | None = None) -> None:
+        """``deck`` holds values, top first; positions index into it. ``packed``, when given, is
+        the memo of the phase after the stock, shared with other decks of the same length:
+        there a state's worth does not depend on the deck (the fair player's orders)."""
+        self._search = _Search(variant, deck, lines=False, packed=packed)
 
     def best_gain(self, values: Sequence[int], next_card: int) -> int:
         """The most cards any line clears from the position with ``values`` on the table (0 for
         an empty slot) and the stock ``deck[next_card:]``."""
         searcher = self._search
         searcher.root(values, next_card, 0)
-        with recursion_room(searcher.size - next_card + len(values)):
+        # ``recursion_room`` without the generator: most of these searches are short.
+        owed = make_room(searcher.size - next_card + len(values))
+        try:
             return searcher.run().best
+        finally:
+            if owed:
+                release()
+
+    def upper_bound(self, values: Sequence[int], next_card: int) -> int:
+        """A bound on ``best_gain`` of that position without searching: it depends only on the
+        cards not yet cleared (on the table and in the stock, in any order), so it holds for
+        the same cards over any deck order."""
+        searcher = self._search
+        searcher.root(values, next_card, 0)
+        searcher.root_cap()
+        return searcher.cap
 
     def reaches(self, values: Sequence[int], next_card: int, goal: int) -> bool:
         """Whether some line clears at least ``goal`` cards from that position. Cheaper than

@@ -97,6 +97,7 @@ class _Search(PackingPhase):
         "moves",
         "on_table",
         "ones",
+        "packed",
         "path",
         "pending",
         "per_move",
@@ -115,15 +116,21 @@ class _Search(PackingPhase):
         "weights",
     )
 
-    def __init__(self, variant: Variant, deck: Sequence[int], *, lines: bool = True) -> None:
+    def __init__(
+        self, variant: Variant, deck: Sequence[int], *, lines: bool = True, packed: dict[int, int] | None = None
+    ) -> None:
         """``deck`` holds values, top first; ``lines``: whether ``run`` completes a line found
-        through the memo (``FixedDeck`` needs only the number)."""
+        through the memo (``FixedDeck`` needs only the number); ``packed``: the packing
+        phase's memo, when searches over other orders of the same cards share it."""
         self.variant = variant
         self.deck = deck
         self.size = len(deck)
         # Entries depend on the deck only, never on the root: every root over this deck
         # order can share them (``FixedDeck``).
         self.memo: dict[int, int] = {}
+        # The packing phase's entries: a table's worth once the stock is empty is the same
+        # over any deck of this length (the key's position is one past its end).
+        self.packed: dict[int, int] = {} if packed is None else packed
         self.lines = lines
         kit = kit_for(variant)
         self.family, self.moves = kit.family, kit.moves
@@ -205,8 +212,10 @@ class _Search(PackingPhase):
         if cleared > self.best:
             self.best, self.best_line, self.pending = cleared, tuple(line), None
 
-    def run(self) -> SearchResult:
-        deadline.check()  # a search may be one of many short ones: each starts with a check
+    def root_cap(self) -> int:
+        """The root's upper bound on the total cleared (every card not yet cleared counts, on
+        the table or in the stock, whatever their order); sets ``cap`` and returns the weight
+        of those cards under the family (``Family.weighed``)."""
         p, n = self.start, self.on_table
         rest = (self.state & self.table_mask) + self.stock_left[p]
         family = self.family
@@ -215,6 +224,12 @@ class _Search(PackingPhase):
         if cap < 0:
             cap = self.bound_of(rest, n + self.size - p, self.value, weight)
         self.cap = self.base + p - n + cap
+        return weight
+
+    def run(self) -> SearchResult:
+        deadline.check()  # a search may be one of many short ones: each starts with a check
+        p, n = self.start, self.on_table
+        weight = self.root_cap()
         if p < self.size:
             if not self.memo.get(self.state, 0) & 1:
                 self.dive()

@@ -41,6 +41,7 @@ class PackingPhase:
     best_line: tuple[Combo, ...]
     pending: tuple[int, int, bool] | None
     memo: dict[int, int]
+    packed: dict[int, int]
     path: list[Combo]
     states: int
     unary: dict[int, tuple[int, tuple[int, ...]]]
@@ -143,7 +144,7 @@ class PackingPhase:
                         break
             elif gained > bound_best:
                 bound_best = gained
-        return self.settle(state, cap, exact_best, bound_best)
+        return self.settle(self.memo, state, cap, exact_best, bound_best)
 
     def pack(self, n: int, value: int, key: int, cleared: int) -> int:
         """The same once the stock is empty, where any disjoint combinations can be played in
@@ -152,7 +153,7 @@ class PackingPhase:
         if cleared > self.best:
             self.improve(cleared)
         rule = self.rules
-        memo = self.memo
+        memo = self.packed
         # One past the end: the stock phase keeps its own (binary) entries for the end
         # position, and these unary keys must never be read as them.
         at_end = (self.size + 1) << rule.position_shift
@@ -239,13 +240,13 @@ class PackingPhase:
                 exact_best = max(exact_best, gained)
             else:
                 bound_best = max(bound_best, gained)
-        return self.settle(memo_key, cap, exact_best, bound_best)
+        return self.settle(memo, memo_key, cap, exact_best, bound_best)
 
-    def settle(self, memo_key: int, cap: int, exact_best: int, bound_best: int) -> int:
+    def settle(self, memo: dict[int, int], memo_key: int, cap: int, exact_best: int, bound_best: int) -> int:
         """Store and return a state's result: exact when the best exact child is at least every
         child's bound; otherwise only the largest bound is known. (Every exact child has
         already raised the incumbent, walked or not: ``improve_through``.)"""
         found = min(cap, max(exact_best, bound_best))
         entry = found << 1 | (exact_best >= found)
-        self.memo[memo_key] = entry
+        memo[memo_key] = entry
         return entry
