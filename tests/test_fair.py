@@ -8,7 +8,7 @@ from itertools import combinations
 import pytest
 
 from triples import fair, rules, run, search, strategy
-from triples.config import VARIANTS, variant_named
+from triples.config import VARIANTS, Variant, variant_named
 from triples.shuffle import shuffled
 from triples.table import Table
 
@@ -235,6 +235,86 @@ def test_sampled_scores_are_exact_best_scores_of_each_order() -> None:
             other.push(move)
             expected[i] += search.best_cleared(other)
     assert totals == expected
+
+
+def test_sample_orders_are_the_generators_own_shuffles() -> None:
+    # sample_orders writes rng.shuffle out draw for draw: the same orders, pinned to it.
+    v = variant_named("sum15")
+    rng = random.Random(3)
+    for _ in range(300):
+        table_counts = [0] * 10
+        unseen_counts = [0, *(rng.randint(0, 4) for _ in range(9))]
+        cleared, samples = rng.randint(0, 30), rng.randint(0, 4)
+        generator = random.Random(fair.position_seed(v, table_counts, unseen_counts, cleared))
+        unseen = [value for value in range(1, 10) for _ in range(unseen_counts[value])]
+        expected = []
+        for _ in range(samples):
+            order = list(unseen)
+            generator.shuffle(order)
+            expected.append(order)
+        assert fair.sample_orders(v, table_counts, unseen_counts, cleared, samples) == expected
+
+
+def custom(name: str, **changed: object) -> Variant:
+    return Variant(**{**variant_named(name).model_dump(), **changed})
+
+
+def random_positions(v: Variant, count: int, unseen: tuple[int, int]) -> Iterator[tuple[list[int], list[int]]]:
+    """Full tables with some cards unseen, as value counts (the rest of the deck is cleared)."""
+    rng = random.Random(f"{v.name} {v.slots} {v.target} {v.suits}")
+    for _ in range(count):
+        deck = list(Table(v, v.cards).deck_values)
+        rng.shuffle(deck)
+        hidden = rng.randint(*unseen)
+        yield (
+            rules.histogram(deck[: v.slots], v.max_value),
+            rules.histogram(deck[v.slots : v.slots + hidden], v.max_value),
+        )
+
+
+OWN_VARIANTS = [
+    pytest.param(variant_named("sum15"), id="sum15"),
+    pytest.param(variant_named("classic"), id="classic"),
+    pytest.param(variant_named("grid"), id="grid"),
+    pytest.param(variant_named("quads"), id="quads"),
+    pytest.param(custom("classic", slots=11, target=21), id="classic-11-21"),
+    pytest.param(custom("sum15", suits=3, target=14), id="sum15-3suits-14"),
+]
+
+
+@pytest.mark.parametrize("v", OWN_VARIANTS)
+def test_sampled_choice_picks_what_every_total_picks(v: Variant) -> None:
+    # The naive model: every candidate scored on every order (sampled_scores), the first of
+    # the best total chosen. sampled_choice drops candidates that can no longer win.
+    checked = dropped = 0
+    for table_counts, unseen_counts in random_positions(v, 30, (6, 14)):
+        candidates = fair.playable(v, table_counts)
+        if len(candidates) > 1:
+            totals = fair.sampled_scores(v, table_counts, unseen_counts, 0, candidates, 6)
+            chosen, kept = fair.sampled_choice(v, table_counts, unseen_counts, 0, candidates, 6)
+            assert candidates[chosen] == fair._first_best(candidates, totals, 0.0)
+            assert all(score in (None, total) for score, total in zip(kept, totals, strict=True))
+            assert kept[chosen] == totals[chosen]
+            checked += 1
+            dropped += kept.count(None)
+    assert checked >= 20 and dropped > 0
+
+
+@pytest.mark.parametrize("v", OWN_VARIANTS)
+def test_exact_choice_is_the_choice_over_every_move_value(v: Variant) -> None:
+    checked = cut = 0
+    for table_counts, unseen_counts in random_positions(v, 40, (1, 6)):
+        candidates = fair.playable(v, table_counts)
+        if len(candidates) > 1:
+            values = [value for _, value in fair.Expectimax(v).move_values(table_counts, unseen_counts)]
+            choice = fair._exact_choice(v, table_counts, unseen_counts, candidates)
+            assert choice.combo == fair._first_best(candidates, values, fair.TIE)
+            scored = [score for score in choice.scores if score is not None]
+            assert scored == values[: len(scored)]
+            assert choice.scores[len(scored) :] == (None,) * (len(values) - len(scored))
+            checked += 1
+            cut += len(scored) < len(values)
+    assert checked >= 20 and cut > 0
 
 
 def cards_in_order(table: Table, order: list[int]) -> list[object]:

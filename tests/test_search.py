@@ -11,7 +11,7 @@ import pytest
 from tests.helpers import SEED1, SEED1_TABLE
 from triples import rules, run, search, strategy
 from triples.cards import Card
-from triples.config import VARIANTS, variant_named
+from triples.config import VARIANTS, Variant, variant_named
 from triples.shuffle import shuffled
 from triples.table import Move, Table
 
@@ -441,3 +441,49 @@ def test_overlapping_rooms_put_the_limit_back_only_after_the_last() -> None:
         assert sys.getrecursionlimit() > limit  # the second block still counts on it
         room.release()
         assert sys.getrecursionlimit() == limit
+
+
+@pytest.mark.parametrize(
+    "v",
+    [
+        variant_named("sum15"),
+        variant_named("classic"),
+        variant_named("grid"),
+        Variant(**{**variant_named("classic").model_dump(), "slots": 11, "target": 21}),
+    ],
+    ids=["sum15", "classic", "grid", "classic-11-21"],
+)
+def test_decks_sharing_a_packing_memo_score_as_fresh_searches(v: Variant) -> None:
+    # Orders of the same cards share one memo of the phase after the stock (the fair
+    # player's sampled orders): each score must still be the fresh search's, and the bound
+    # the same over every order and never below the score.
+    rng = random.Random(v.target)
+    entries = 0
+    for seed in range(1, 6):
+        table = Table(v, shuffled(v.cards, seed))
+        for move in search.solve(table)[1]:  # along a best line, to where the stock runs low
+            if table.stock_size <= 9:
+                break
+            table.push(move)
+        base = [x for x in table.values if x]
+        cards = list(table.deck_values[table.next_card :])
+        packed: dict[int, int] = {}
+        bounds = set()
+        for _ in range(8):
+            order = list(cards)
+            rng.shuffle(order)
+            deck = search.FixedDeck(v, order, packed)
+            for combo in rules.value_combos(rules.histogram(base, v.max_value), v.per_move, v.target):
+                left = list(base)
+                for x in combo:
+                    left.remove(x)
+                refill = order[: v.per_move]
+                position = [*left, *refill]
+                fresh = search.analyse_values(v, position, order, len(refill)).best
+                bound = deck.upper_bound(position, len(refill))
+                assert deck.best_gain(position, len(refill)) == fresh <= bound
+                bounds.add((combo, bound))
+        assert len(bounds) == len({combo for combo, _ in bounds})  # one bound per candidate
+        entries += len(packed)
+    if v.deck_size == 36:  # here the searches reach the phase after the stock, and share it
+        assert entries

@@ -76,6 +76,16 @@ def _build_kit(variant: Variant) -> Kit:
 kit_for = caches.per_variant("search kits", _build_kit)
 
 
+def _dive_moves(variant: Variant) -> caches.Memo[int, tuple[Combo, int] | tuple[()]]:
+    """Per table (binary layout): the dive's move there, the first playable combination high
+    cards first with its delta, or () for none. A pure function of the table; few tables
+    recur across orders, positions and deals (tens of thousands on classic)."""
+    return caches.Memo("dive moves", CACHE_KEPT)
+
+
+dive_moves_for = caches.per_variant("search dive moves", _dive_moves)
+
+
 class _Search(PackingPhase):
     """One search from one position. All mutable state lives here; the table is only read."""
 
@@ -89,6 +99,7 @@ class _Search(PackingPhase):
         "cap",
         "counts",
         "deck",
+        "dive_moves",
         "family",
         "guards",
         "key",
@@ -141,6 +152,9 @@ class _Search(PackingPhase):
             kit.bounds.trim()
             kit.candidates.trim()
             kit.unary.trim()
+        dive_moves = dive_moves_for(variant)
+        dive_moves.trim()
+        self.dive_moves = dive_moves.data
         # Per stock position p: the stock deck[p:] as a binary-layout histogram. The table's
         # key plus this is the multiset the bound reads; the difference of two is a refill.
         self.stock_left = list(accumulate(map(rule.units.__getitem__, reversed(deck)), initial=0))
@@ -191,20 +205,26 @@ class _Search(PackingPhase):
         descent, without its memo and bounds: where it reaches the root's bound (about 40% of
         classic deals) the search is skipped, and the dive costs a fraction of that descent."""
         k, size, guards, stock_left = self.per_move, self.size, self.guards, self.stock_left
-        moves = self.rules.moves
+        dive_moves, lines = self.dive_moves, self.lines
         table, p, n = self.state & self.table_mask, self.start, self.on_table
         line: list[Combo] = []
         while True:
-            raised = table | guards
-            for move in moves:
-                if raised - move[1] & guards == guards:
-                    break
-            else:
+            move = dive_moves.get(table)
+            if move is None:
+                raised = table | guards
+                for move in self.rules.moves:
+                    if raised - move[1] & guards == guards:
+                        break
+                else:
+                    move = ()
+                dive_moves[table] = move
+            if not move:
                 break
             combo, delta = move
-            line.append(combo)
+            if lines:
+                line.append(combo)
             # Past the stock's end the refill is empty: the same step plays the packing.
-            after = min(p + k, size)
+            after = p + k if p + k < size else size
             table += stock_left[p] - stock_left[after] - delta
             n += after - p - k
             p = after
