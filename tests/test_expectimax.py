@@ -90,3 +90,48 @@ def test_move_values_until_stops_at_the_first_move_reaching_it() -> None:
     assert reached and reached[0] < len(every) - 1
     assert Expectimax(sum15).move_values(table, unseen, until=most) == every[: reached[0] + 1]
     assert Expectimax(sum15).move_values(table, unseen, until=99.0) == every
+
+
+def test_most_in_play_is_the_value_sum_argument_on_the_cards_left() -> None:
+    from triples.config import variant_named
+    from triples.expectimax import most_in_play
+
+    classic = most_in_play(variant_named("classic"))
+    # 52 cards worth 340: 17 moves would leave one card worth 0, so 16 moves at most.
+    assert classic[52] == 48 and classic[49] == 45 and classic[4] == 0 and classic[1] == 0
+    assert classic[51] == -1  # 51 cards are never left in play: one off a whole move
+    sum15 = most_in_play(variant_named("sum15"))
+    assert [sum15[c] for c in (36, 33, 3, 0)] == [36, 33, 3, 0]
+
+
+@pytest.mark.parametrize("name", ["classic", "sum15", "quads"])
+def test_positions_of_play_and_any_counts_get_the_same_floats(name: str) -> None:
+    # Positions of real games walk with the tighter bound of play: the literal recursion's
+    # value, and the same floats as the walk with the bound for any counts.
+    from triples import search, strategy
+    from triples.config import variant_named
+    from triples.deal import seeded
+    from triples.rules import histogram
+
+    v = variant_named(name)
+    checked = 0
+    for seed in range(1, 30):
+        table = seeded(v, seed)
+        for move in search.solve(table)[1]:
+            if table.stock_size <= 4:
+                break
+            table.push(move)
+        if table.stock_size > 4 or not strategy.lookahead(table):
+            continue
+        on_table, unseen = [x for x in table.values if x], list(table.deck_values[table.next_card :])
+        counts = histogram(on_table, v.max_value), histogram(unseen, v.max_value)
+        in_play = Expectimax(v)
+        assert in_play._bounds(*counts)[0] == in_play._in_play
+        key, mirror_key = in_play.packing.pack(*counts)
+        n, u = len(on_table), len(unseen)
+        value = in_play._in_play(key, mirror_key, n, u)
+        assert value == Expectimax(v)._any_counts(key, mirror_key, n, u)
+        assert value == pytest.approx(literal_expected(v, tuple(sorted(on_table)), tuple(sorted(unseen))), abs=1e-9)
+        assert value <= in_play.most(*counts)
+        checked += 1
+    assert checked >= 5

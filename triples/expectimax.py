@@ -49,6 +49,12 @@ class Packing:
     # Per value: (value, unseen shift, what drawing it adds, what it adds to the mirror key).
     draws: tuple[tuple[int, int, int, int], ...]
     mirror: int  # s in v -> s - v, or 0 when the variant has no such symmetry
+    # In play, the cards left (on the table and unseen) are the deck less whole moves, so
+    # their worth follows from their number: per number of cards left, the most a line can
+    # still clear (``most_in_play``).
+    deck_size: int
+    deck_value: int
+    most_in_play: tuple[int, ...]
 
     def pack(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> tuple[int, int]:
         """The key of a state and the key of its mirror image (the key itself when none)."""
@@ -95,7 +101,34 @@ def _build_packing(variant: Variant) -> Packing:
         moves=moves,
         draws=tuple(draws),
         mirror=mirror,
+        deck_size=variant.deck_size,
+        deck_value=sum(v * c for v, c in enumerate(copies)),
+        most_in_play=most_in_play(variant),
     )
+
+
+def most_in_play(variant: Variant) -> tuple[int, ...]:
+    """Per number c of cards left in play, an upper bound on the cards still cleared: m more
+    moves take m * k cards worth m * target, and the cards they leave must be able to make up
+    the worth left over (none left: nothing; one: a card's value; more: between one and the
+    top value each). With the deck less whole moves left, the worth left is the deck's less a
+    target per move; a count off that lattice bounds nothing (-1 there)."""
+    k, target, top, size = variant.per_move, variant.target, variant.max_value, variant.deck_size
+    value = sum(v * c for v, c in enumerate(variant.copies))
+    out = []
+    for cards in range(size + 1):
+        if (size - cards) % k:
+            out.append(-1)
+            continue
+        worth = value - target * ((size - cards) // k)
+        moves = max(0, min(cards // k, worth // target))
+        while moves > 0:
+            left, rest = cards - moves * k, worth - moves * target
+            if rest == 0 if left == 0 else 1 <= rest <= top if left == 1 else left <= rest <= left * top:
+                break
+            moves -= 1
+        out.append(moves * k)
+    return tuple(out)
 
 
 packing_for = caches.per_variant("fair packings", _build_packing)
@@ -110,14 +143,41 @@ class Expectimax:
         # Values of a pure function of the key: shared by threads, trimmed between moves.
         self.kept: caches.Memo[int, float] = caches.Memo("fair exact", MEMO_LIMIT)
         self.memo = self.kept.data
-        self._expected = self._expected_function()
+        packing, k = self.packing, self.packing.per_move
+        # Two walks over the one memo, each with bounds true of the states it meets (the
+        # entries are exact either way): positions of play, and any counts at all.
+        self._in_play = self._expected_function(packing.most_in_play)
+        self._any_counts = self._expected_function(tuple(c // k * k for c in range(packing.deck_size + 1)))
+
+    def most(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> int:
+        """An upper bound on the cards still cleared from this state, whatever is drawn."""
+        cards = sum(table_counts[1:]) + sum(unseen_counts[1:])
+        return self._bounds(table_counts, unseen_counts)[1][cards]
+
+    def _bounds(
+        self, table_counts: Sequence[int], unseen_counts: Sequence[int]
+    ) -> tuple[Callable[[int, int, int, int], float], tuple[int, ...]]:
+        """The walk for the state and its bounds: ``most_in_play``'s when its cards are the
+        deck less whole moves (every position of a game), else cards left in whole moves."""
+        packing = self.packing
+        size, k = packing.deck_size, packing.per_move
+        cards = sum(table_counts[1:]) + sum(unseen_counts[1:])
+        worth = sum(v * (table_counts[v] + unseen_counts[v]) for v in range(1, packing.top + 1))
+        moves_made, off = divmod(size - cards, k)
+        if cards <= size and not off and worth == packing.deck_value - packing.variant.target * moves_made:
+            return self._in_play, packing.most_in_play
+        if cards > size:  # more cards than the deck holds: a walk with room for them
+            every = tuple(c // k * k for c in range(cards + 1))
+            return self._expected_function(every), every
+        return self._any_counts, tuple(c // k * k for c in range(size + 1))
 
     def expected(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> float:
         """The expected cards still cleared under optimal fair play from this state."""
         key, mirror_key = self.packing.pack(table_counts, unseen_counts)
         n, u = sum(table_counts[1:]), sum(unseen_counts[1:])
+        walk = self._bounds(table_counts, unseen_counts)[0]
         with search.recursion_room(2 * (n + u)):  # a frame per move and one per drawn card
-            return self._expected(key, mirror_key, n, u)
+            return walk(key, mirror_key, n, u)
 
     def move_values(
         self, table_counts: Sequence[int], unseen_counts: Sequence[int], until: float | None = None
@@ -129,16 +189,19 @@ class Expectimax:
         key, mirror_key = packing.pack(table_counts, unseen_counts)
         n, u = sum(table_counts[1:]), sum(unseen_counts[1:])
         guards, k = packing.guards, packing.per_move
+        walk = self._bounds(table_counts, unseen_counts)[0]
         out: list[tuple[Combo, float]] = []
         with search.recursion_room(2 * (n + u)):
             for combo, need, mirror_need in packing.moves:
                 if ((key | guards) - need) & guards == guards:
-                    out.append((combo, k + self._expected(key - need, mirror_key - mirror_need, n - k, u)))
+                    out.append((combo, k + walk(key - need, mirror_key - mirror_need, n - k, u)))
                     if until is not None and out[-1][1] >= until:
                         break
         return out
 
-    def _expected_function(self) -> Callable[[int, int, int, int], float]:
+    def _expected_function(self, mosts: Sequence[int]) -> Callable[[int, int, int, int], float]:
+        """The memoised walk; ``mosts[c]`` bounds what a state with c cards left can still
+        clear (see ``_bounds``)."""
         packing, memo = self.packing, self.memo
         slots, k, guards, mask = packing.slots, packing.per_move, packing.guards, packing.unseen_mask
         moves = tuple((need, mirror_need) for _, need, mirror_need in packing.moves)
@@ -168,9 +231,9 @@ class Expectimax:
             else:
                 result = 0.0
                 guarded = key | guards
-                # No line clears more than every card left (in whole moves): once a move
-                # reaches that, no other can beat it, and the maximum is the same float.
-                most = (n + u) // k * k
+                # No line clears more than ``mosts`` allows: once a move reaches that, no
+                # other can beat it, and the maximum is the same float.
+                most = mosts[n + u]
                 for need, mirror_need in moves:
                     if (guarded - need) & guards == guards:
                         child, mirror_child = key - need, mirror_key - mirror_need

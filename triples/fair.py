@@ -251,11 +251,10 @@ def _exact_choice(
     variant: Variant, table_counts: Sequence[int], unseen_counts: Sequence[int], candidates: Sequence[Combo]
 ) -> Choice:
     """The first candidate (high order) within ``TIE`` of the best expected value. No line
-    clears more than every card left, in whole moves: once a candidate reaches that, it is
-    the best, and the ones after it could only tie later, so they are left unscored."""
-    k = variant.per_move
-    most = (sum(table_counts[1:]) + sum(unseen_counts[1:])) // k * k
-    valued = exact_player(variant).move_values(table_counts, unseen_counts, until=most)
+    clears more than ``Expectimax.most``: once a candidate reaches that, it is the best, and
+    the ones after it could only tie later, so they are left unscored."""
+    player = exact_player(variant)
+    valued = player.move_values(table_counts, unseen_counts, until=player.most(table_counts, unseen_counts))
     scores = [value for _, value in valued]
     chosen = _first_best(candidates[: len(scores)], scores, TIE)
     return Choice(chosen, True, (*scores, *[None] * (len(candidates) - len(scores))))
