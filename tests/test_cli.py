@@ -6,7 +6,6 @@ swapped (``invoke``), since each subprocess pays the interpreter's start-up."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import os
 import selectors
@@ -561,7 +560,7 @@ def test_a_defect_is_one_line_and_exit_3_not_a_traceback(
     def broken(args: object) -> int:
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(cli.COMMANDS, "replay", dataclasses.replace(cli.COMMANDS["replay"], run=broken))
+    monkeypatch.setattr("triples.cli.replay.main", broken)
     assert cli.main(["replay", "x.json"]) == cli.EXIT_INTERNAL_ERROR
     assert capsys.readouterr() == ("", "triples: internal error: RuntimeError: boom\n")
 
