@@ -155,8 +155,8 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def build_parser(chosen: str | None) -> tuple[ArgumentParser, ArgumentParser | None]:
-    """The parser of the tool, with the arguments of the ``chosen`` command only, and the
-    chosen command's own parser."""
+    """The parser of the tool and the chosen command's own parser: with a ``chosen`` command,
+    that command alone (the words to parse name it), else every command for the tool's help."""
     from triples import __version__
 
     parser = ArgumentParser(
@@ -166,20 +166,21 @@ def build_parser(chosen: str | None) -> tuple[ArgumentParser, ArgumentParser | N
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"triples {__version__}")
-    chosen_parser = None
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", required=True)
-    for cmd in COMMANDS.values():
-        if cmd.name != chosen:  # listed in the tool's help; its own help is never shown
+    if chosen is None:  # the tool's help lists every command
+        for cmd in COMMANDS.values():
             subparsers.add_parser(cmd.name, help=cmd.summary)
-            continue
-        chosen_parser = subparsers.add_parser(
-            cmd.name,
-            help=cmd.summary,
-            description=cmd.description,
-            epilog=cmd.example,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        cmd.add_arguments(chosen_parser)
+        return parser, None
+    # The chosen command alone: each parser costs argparse's look-ups of translations (start-up).
+    cmd = COMMANDS[chosen]
+    chosen_parser = subparsers.add_parser(
+        cmd.name,
+        help=cmd.summary,
+        description=cmd.description,
+        epilog=cmd.example,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cmd.add_arguments(chosen_parser)
     return parser, chosen_parser
 
 
