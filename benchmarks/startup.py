@@ -38,6 +38,10 @@ BATCH = b'[["new","g",1]]'
 GOAL_MS = 120
 ROOT = Path(__file__).resolve().parent.parent
 PYDANTIC_MODEL = """\
+import sys, types
+loader = types.ModuleType("pydantic.plugin._loader")  # no plugins, as the command line has it
+loader.get_plugins = lambda: ()
+sys.modules[loader.__name__] = loader
 from pydantic import BaseModel, ConfigDict
 class Rules(BaseModel):
     model_config = ConfigDict(frozen=True, strict=True)
