@@ -7,7 +7,6 @@ import sys
 from typing import Any, BinaryIO
 
 from triples.exits import CommandError
-from triples.jsonio import json_kind
 
 STDIN = "-"
 STDIN_LABEL = "<stdin>"
@@ -44,6 +43,8 @@ def parse_json(data: bytes, source: str) -> Any:
 
 def read_operations(path: str) -> list[Any]:
     """The JSON array of operations in ``path`` (``-``: stdin)."""
+    from triples.jsonio import json_kind
+
     operations = parse_json(read_input(path), label(path))
     if not isinstance(operations, list):
         raise CommandError(f"{label(path)}: expected a JSON array of operations, got {json_kind(operations)}")
