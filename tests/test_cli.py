@@ -565,6 +565,22 @@ def test_a_defect_is_one_line_and_exit_3_not_a_traceback(
     assert capsys.readouterr() == ("", "triples: internal error: RuntimeError: boom\n")
 
 
+def test_a_command_whose_module_cannot_be_imported_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "command_of_an_extra.py").write_text("import no_such_package_of_triples\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(cli.COMMANDS, "frob", cli.Command("frob", "needs an extra", "command_of_an_extra", "serve"))
+    assert cli.main(["frob"]) == 2
+    missing = "no module no_such_package_of_triples"
+    hint = "pip install 'triples-solitaire[serve]'"
+    assert capsys.readouterr() == ("", f"triples frob: error: needs the serve extra ({missing}): {hint}\n")
+    monkeypatch.setitem(cli.COMMANDS, "frob", cli.Command("frob", "not installed", "triples.no_such_command"))
+    assert cli.main(["frob"]) == cli.EXIT_INTERNAL_ERROR
+    missing = "no module triples.no_such_command"
+    assert capsys.readouterr() == ("", f"triples frob: error: this command is not available: {missing}\n")
+
+
 # Start-up: what a quick batch must not load (nothing here is timed; benchmarks/startup.py is).
 NOT_FOR_A_QUICK_BATCH = [
     "triples.search",
