@@ -17,6 +17,10 @@ the same run. The goal: a one-operation batch within 120 ms, and `import triples
 it. Then `python -X importtime` of the batch lists the ten modules that cost the most (their
 own time, the least of five runs).
 
+`-X importtime` does not list the modules pydantic loads through its lazy attributes
+(`pydantic.main`, `pydantic.fields`, `pydantic.types`): their time shows as the own time of the
+first module that asks pydantic for `BaseModel`, `triples.session`.
+
 Bytecode is compiled first and every child runs with it, as an installed package does
 (`PYTHONDONTWRITEBYTECODE` would otherwise make each start compile every module it imports).
 
