@@ -206,12 +206,14 @@ def band_census(names: Sequence[str], seeds: int) -> bool:
     return consistent
 
 
-def difficulty_rows(name: str, seeds: list[int]) -> list[tuple[int, int]]:
-    """(fair cleared, deck size) per seed: one worker's share of ``rows_per_second``."""
+def difficulty_rows(name: str, seeds: list[int]) -> tuple[list[tuple[int, int]], float]:
+    """(fair cleared, deck size) per seed, and the CPU seconds they took: one worker's share
+    of ``rows_per_second``."""
     from triples.rate import columns
     from triples.rate.rows import ANALYSES, rate_seed, with_analyses
     from triples.strategy import strategy_named
 
+    cpu = time.process_time()
     variant = variant_named(name)
     analyses = [(column, ANALYSES[column]) for column in columns.DIFFICULTY_COLUMNS]
     out = []
@@ -220,24 +222,29 @@ def difficulty_rows(name: str, seeds: list[int]) -> list[tuple[int, int]]:
         fair = row.extra[columns.FAIR]
         assert isinstance(fair, int)
         out.append((fair, variant.deck_size))
-    return out
+    return out, time.process_time() - cpu
 
 
 def rows_per_second(names: Sequence[str], rows: int, jobs: int) -> None:
     """Deals per second of rate's --difficulty columns on ``jobs`` processes, seeds 1..rows, in
-    batches of 25 as a pool hands them out, and the fair player's win rate."""
+    batches of 25 as a pool hands them out, and the fair player's win rate. Beside the wall
+    time, the CPU time the workers spent on the rows: on a busy machine deals per CPU second
+    times ``jobs`` is what idle cores would give (less the pool's own cost)."""
     from concurrent.futures import ProcessPoolExecutor
 
     for name in names:
         batches = [list(range(start, min(start + 25, rows + 1))) for start in range(1, rows + 1, 25)]
         start = time.perf_counter()
         with ProcessPoolExecutor(jobs) as pool:
-            done = [pair for batch in pool.map(difficulty_rows, [name] * len(batches), batches) for pair in batch]
+            shares = list(pool.map(difficulty_rows, [name] * len(batches), batches))
         elapsed = time.perf_counter() - start
+        done = [pair for batch, _ in shares for pair in batch]
+        cpu = sum(seconds for _, seconds in shares)
         won = sum(1 for fair, size in done if fair == size)
         print(
             f"{name}: --difficulty rows of seeds 1..{rows} on {jobs} processes: {rows / elapsed:.1f} deals/s"
-            f" ({elapsed:.1f} s), fair wins {won}/{rows} ({100 * won / rows:.2f}%)"
+            f" ({elapsed:.1f} s), {rows / cpu:.1f} deals per CPU second ({cpu:.1f} s of CPU),"
+            f" fair wins {won}/{rows} ({100 * won / rows:.2f}%)"
         )
 
 
