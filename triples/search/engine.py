@@ -1,8 +1,8 @@
 """The search's engine: one depth-first branch and bound from one position (``_Search``).
 
 The stock phase lives here (``search``: states are the stock position plus the table's value
-counts in the binary layout, ``layouts``); the packing phase, once the stock is empty, in
-``packing``. What a variant's searches share between them (``Kit``: the layouts, the bound
+counts in the binary layout, ``layouts``); its first incumbent, the dive, in ``dive``; the
+packing phase, once the stock is empty, in ``packing``. What a variant's searches share between them (``Kit``: the layouts, the bound
 family, and memos of bounds, candidate moves and unary keys, each a pure function of its key)
 is kept per variant by ``triples.caches``; everything a search changes lives in its own object.
 """
@@ -18,6 +18,7 @@ from triples import caches, deadline
 from triples.config import Variant
 from triples.rules import histogram
 from triples.search.bounds import LP_MAX_COMBOS, Family, family_for, packing_weights, value_bound
+from triples.search.dive import Dive, dive_moves_for
 from triples.search.layouts import Combo, Rules, rules_for
 from triples.search.packing import CHECK_EVERY, Move, PackingPhase, Stop
 
@@ -76,17 +77,7 @@ def _build_kit(variant: Variant) -> Kit:
 kit_for = caches.per_variant("search kits", _build_kit)
 
 
-def _dive_moves(variant: Variant) -> caches.Memo[int, tuple[Combo, int] | tuple[()]]:
-    """Per table (binary layout): the dive's move there, the first playable combination high
-    cards first with its delta, or () for none. A pure function of the table; few tables
-    recur across orders, positions and deals (tens of thousands on classic)."""
-    return caches.Memo("dive moves", CACHE_KEPT)
-
-
-dive_moves_for = caches.per_variant("search dive moves", _dive_moves)
-
-
-class _Search(PackingPhase):
+class _Search(PackingPhase, Dive):
     """One search from one position. All mutable state lives here; the table is only read."""
 
     # Slots: a search is built per deal and its attributes are read in the hot loop.
@@ -198,39 +189,6 @@ class _Search(PackingPhase):
         total = sum(w * c for w, c in zip(weights, pool, strict=False))
         # The slack absorbs float error in the sum; it can only loosen the bound.
         return int(total + 1e-6) * self.rules.per_move
-
-    def dive(self) -> None:
-        """The incumbent for a position with a stock: the line that always plays the first
-        playable combination, high cards first, to the end. It is the search's own first
-        descent, without its memo and bounds: where it reaches the root's bound (about 40% of
-        classic deals) the search is skipped, and the dive costs a fraction of that descent."""
-        k, size, guards, stock_left = self.per_move, self.size, self.guards, self.stock_left
-        dive_moves, lines = self.dive_moves, self.lines
-        table, p, n = self.state & self.table_mask, self.start, self.on_table
-        line: list[Combo] = []
-        while True:
-            move = dive_moves.get(table)
-            if move is None:
-                raised = table | guards
-                for move in self.rules.moves:
-                    if raised - move[1] & guards == guards:
-                        break
-                else:
-                    move = ()
-                dive_moves[table] = move
-            if not move:
-                break
-            combo, delta = move
-            if lines:
-                line.append(combo)
-            # Past the stock's end the refill is empty: the same step plays the packing.
-            after = p + k if p + k < size else size
-            table += stock_left[p] - stock_left[after] - delta
-            n += after - p - k
-            p = after
-        cleared = self.base + p - n
-        if cleared > self.best:
-            self.best, self.best_line, self.pending = cleared, tuple(line), None
 
     def root_cap(self) -> int:
         """The root's upper bound on the total cleared (every card not yet cleared counts, on
