@@ -10,7 +10,10 @@ chance node has at most one child per value and partially refilled tables are sh
 never matter (only values add up), and the cards cleared are the deck minus both multisets.
 When the values and the deck are symmetric under v -> s - v with k * s = 2 * target (sum15,
 grid: v -> 10 - v; pairs: v -> 14 - v), the moves map onto moves, so a state and its mirror
-image share one memo entry; the mirror key is carried along as a second int.
+image share one memo entry; the mirror key is carried along as a second int, and a state is
+always worked out from the smaller of its two keys, so its float never depends on which image
+came first. A decision node stops trying moves once one reaches what the cards left allow
+(``most_in_play`` for positions of play: the deck less whole moves).
 
 The memo is kept per variant between moves and games (``triples.fair.exact_player``), bounded.
 """

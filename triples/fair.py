@@ -11,7 +11,9 @@ Sampling part (``sampled_scores``): when too many cards are unseen for the exact
 cheap, N random orders of the unseen cards are drawn (the same N for every candidate
 combination), and each candidate is scored on each order by the exact search of
 ``triples.search`` over that fixed order (one memo per order, shared by all candidates). The
-candidate with the best total wins; ties go to the ``high`` order. The orders come from a
+candidate with the best total wins; ties go to the ``high`` order. ``sampled_choice`` finds it
+without finishing candidates that can no longer win; ``sampled_scores``, every candidate on
+every order, is the naive model the tests hold it to. The orders come from a
 generator seeded with what the player sees (table, cleared and unseen multisets), so one
 position always gets one move, whatever the stock, the process or the number of jobs.
 
