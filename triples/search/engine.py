@@ -2,9 +2,10 @@
 
 The stock phase lives here (``search``: states are the stock position plus the table's value
 counts in the binary layout, ``layouts``); its first incumbent, the dive, in ``dive``; the
-packing phase, once the stock is empty, in ``packing``. What a variant's searches share between them (``Kit``: the layouts, the bound
-family, and memos of bounds, candidate moves and unary keys, each a pure function of its key)
-is kept per variant by ``triples.caches``; everything a search changes lives in its own object.
+packing phase, once the stock is empty, in ``packing``. What a variant's searches share
+between them (``Kit``: the layouts, the bound family, and memos of bounds, candidate moves
+and unary keys, each a pure function of its key) is kept per variant by ``triples.caches``;
+everything a search changes lives in its own object.
 """
 
 from __future__ import annotations
