@@ -1,20 +1,19 @@
 """``triples rate --scheduler``: rows on a Dask cluster equal ``--jobs 1``; resume, a worker that
 dies, Ctrl-C, an unreachable scheduler; and a plain ``triples rate`` never loads Dask.
 
-One LocalCluster of two worker processes (one thread each) serves the module; the command runs
-in subprocesses that connect to it, as it would to a cluster on other hosts.
+One LocalCluster of two worker processes (one thread each; the ``cluster`` fixture of conftest)
+serves the module; the command runs in subprocesses that connect to it, as it would to a
+cluster on other hosts.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,26 +22,11 @@ import psutil
 import pytest
 from distributed import Client, LocalCluster
 
+from tests.processes import start, wait_for_rows
 from tests.test_rate import RATE, SPEED, jsonl_rows, rate_cli
 from triples import __version__
 from triples.config import variant_named
 from triples.rate import rate_seeds
-
-CTRL_C_ON = (  # Python keeps SIGINT ignored if it started ignored (as in a background job)
-    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "from triples.cli import main; sys.exit(main(sys.argv[1:]))"
-)
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[tuple[LocalCluster, Client]]:
-    with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL
-        ) as local,
-        Client(local, set_as_default=False) as client,
-    ):
-        yield local, client
 
 
 def reference(variant: str, first: int, last: int) -> list[tuple[Any, ...]]:
@@ -166,13 +150,6 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2_within_the_timeout(tmp_
     assert not (tmp_path / "rows").exists()
 
 
-def wait_for_rows(path: Path, child: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
-    while not (path.exists() and path.stat().st_size) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert child.poll() is None, child.communicate()
-
-
 def check_interrupted_output(child: subprocess.Popen[str], rows: Path) -> str:
     """The summary, once checked to be that of an interrupted run that kept whole rows."""
     out, err = child.communicate(timeout=60)
@@ -193,9 +170,8 @@ def test_ctrl_c_keeps_the_rows_and_cancels_the_clusters_tasks(
 ) -> None:
     local, _ = cluster
     rows = tmp_path / "rows"
-    child = subprocess.Popen([sys.executable, "-c", CTRL_C_ON, "rate", "--seeds", "0-100000", "--format", "jsonl",
-                              "--out", "rows", "--scheduler", local.scheduler_address], cwd=tmp_path, text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    child = start(["rate", "--seeds", "0-100000", "--format", "jsonl", "--out", "rows",
+                   "--scheduler", local.scheduler_address], tmp_path)  # fmt: skip
     wait_for_rows(rows, child)
     os.killpg(child.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the command's whole process group
     check_interrupted_output(child, rows)
@@ -207,9 +183,8 @@ def test_ctrl_c_keeps_the_rows_and_cancels_the_clusters_tasks(
 
 def test_ctrl_c_on_a_local_cluster_stops_its_workers_quietly(tmp_path: Path) -> None:
     rows = tmp_path / "rows"
-    child = subprocess.Popen([sys.executable, "-c", CTRL_C_ON, "rate", "--seeds", "0-100000", "--format", "jsonl",
-                              "--out", "rows", "--scheduler", "local:2"], cwd=tmp_path, text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    child = start(["rate", "--seeds", "0-100000", "--format", "jsonl", "--out", "rows", "--scheduler", "local:2"],
+                  tmp_path)  # fmt: skip
     wait_for_rows(rows, child)
     os.killpg(child.pid, signal.SIGINT)  # the local workers get it too, and leave it to the command
     assert "s, 2 workers, local cluster)" in check_interrupted_output(child, rows)
