@@ -12,13 +12,11 @@ import sys
 import time
 from pathlib import Path
 
-# The command as the console script starts it, with Ctrl-C turned back on: a child started
-# from a background job (a CI runner, ``make &``) would inherit SIGINT ignored, and a signal
-# ignored at the start stays ignored by design.
-COMMAND = (
-    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "from triples.__main__ import main; sys.exit(main())"
-)
+# The command as the console script starts it from a terminal, with Ctrl-C and hang-up turned
+# back on: a child of a background job (a CI runner, ``make &``) or of ``nohup`` would inherit
+# them ignored, and a signal ignored at the start stays ignored by design.
+SIGNALS_ON = "signal.signal(signal.SIGINT, signal.default_int_handler); signal.signal(signal.SIGHUP, signal.SIG_DFL)"
+COMMAND = f"import signal, sys; {SIGNALS_ON}; from triples.__main__ import main; sys.exit(main())"
 EXIT_WITHIN = 4.0  # seconds from a signal to the exit; the contract is 2, the margin is for a loaded machine
 
 

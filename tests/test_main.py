@@ -14,12 +14,12 @@ import time
 
 import pytest
 
-from tests.processes import EXIT_WITHIN
+from tests.processes import EXIT_WITHIN, SIGNALS_ON
 from triples.__main__ import exit_at_once, signals_exit_quietly
 
 SLOW_LOAD = """
 import signal, sys, time
-signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C on, even under a background job
+{signals_on}  # as from a terminal, even under a background job or nohup
 {ignore}
 class SlowCommandLine:
     def find_spec(self, name, path=None, target=None):
@@ -35,7 +35,8 @@ sys.exit(main())
 
 def loading(ignore: str = "") -> subprocess.Popen[str]:
     """``python -m triples --help`` as the script starts it, caught while it loads triples.cli."""
-    child = subprocess.Popen([sys.executable, "-c", SLOW_LOAD.format(ignore=ignore), "--help"], text=True,
+    code = SLOW_LOAD.format(signals_on=SIGNALS_ON, ignore=ignore)
+    child = subprocess.Popen([sys.executable, "-c", code, "--help"], text=True,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
     assert child.stderr is not None
     assert child.stderr.readline() == "loading\n"
@@ -61,8 +62,15 @@ def test_a_signal_ignored_at_the_start_stays_ignored_while_loading() -> None:
     assert child.wait(timeout=30) == 128 + signal.SIGTERM
 
 
-def test_the_handlers_before_loading_are_put_back() -> None:
-    before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
-    with signals_exit_quietly():
-        assert {signum: signal.getsignal(signum) for signum in before} == dict.fromkeys(before, exit_at_once)
-    assert {signum: signal.getsignal(signum) for signum in before} == before
+def test_the_handlers_before_loading_are_put_back_and_an_ignored_one_is_left_alone() -> None:
+    mine = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL, signal.SIGHUP: signal.SIG_IGN}
+    previous = {signum: signal.signal(signum, handler) for signum, handler in mine.items()}
+    try:
+        with signals_exit_quietly():
+            during = {signum: signal.getsignal(signum) for signum in mine}
+        after = {signum: signal.getsignal(signum) for signum in mine}
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    assert during == {signal.SIGINT: exit_at_once, signal.SIGTERM: exit_at_once, signal.SIGHUP: signal.SIG_IGN}
+    assert after == mine

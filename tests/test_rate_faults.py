@@ -120,9 +120,13 @@ def test_a_signal_is_noted_not_raised_outside_raising() -> None:
 
 
 def test_a_signal_raises_stop_inside_raising() -> None:
-    with StopSignals() as stop, pytest.raises(Stop) as caught, stop.raising():
-        os.kill(os.getpid(), signal.SIGHUP)
-        time.sleep(1)  # interrupted by the handler's raise
+    previous = signal.signal(signal.SIGHUP, signal.SIG_DFL)  # not ignored, even when the tests run under nohup
+    try:
+        with StopSignals() as stop, pytest.raises(Stop) as caught, stop.raising():
+            os.kill(os.getpid(), signal.SIGHUP)
+            time.sleep(1)  # interrupted by the handler's raise
+    finally:
+        signal.signal(signal.SIGHUP, previous)
     assert (caught.value.signum, stop.exit_status) == (signal.SIGHUP, 129)
 
 
