@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ import psutil
 import pytest
 from distributed import Client, LocalCluster
 
-from tests.processes import start, wait_for_rows
+from tests.processes import EXIT_WITHIN, start, wait_for_rows
 from tests.test_rate import RATE, SPEED, jsonl_rows, rate_cli
 from triples import __version__
 from triples.config import variant_named
@@ -165,16 +166,38 @@ def check_interrupted_output(child: subprocess.Popen[str], rows: Path) -> str:
     return err
 
 
-def test_ctrl_c_keeps_the_rows_and_cancels_the_clusters_tasks(
+def held_on_workers(client: Client) -> dict[str, set[int]]:
+    """The seeds each run's tasks have finished, as the cluster's workers hold them."""
+
+    def held() -> dict[str, list[int]]:  # defined in here, so that Dask sends it to the workers by value
+        from triples.rate.cluster import WORKER_ROWS
+
+        with WORKER_ROWS.lock:
+            return {run: [row.seed for task in tasks for row in task.rows] for run, tasks in WORKER_ROWS.runs.items()}
+
+    found: dict[str, set[int]] = {}
+    for runs in client.run(held).values():
+        for run, seeds in runs.items():
+            found.setdefault(run, set()).update(seeds)
+    return found
+
+
+def test_ctrl_c_keeps_every_row_finished_on_the_workers_and_cancels_the_clusters_tasks(
     cluster: tuple[LocalCluster, Client], tmp_path: Path
 ) -> None:
-    local, _ = cluster
+    local, client = cluster
+    earlier = set(held_on_workers(client))
     rows = tmp_path / "rows"
-    child = start(["rate", "--seeds", "0-100000", "--format", "jsonl", "--out", "rows",
+    # --fair: slow rows, so that a task (8 of them) is often still running when the signal comes
+    child = start(["rate", "--seeds", "0-100000", "--fair", "--format", "jsonl", "--out", "rows",
                    "--scheduler", local.scheduler_address], tmp_path)  # fmt: skip
     wait_for_rows(rows, child)
+    time.sleep(0.5)
+    finished = {seed for run, seeds in held_on_workers(client).items() if run not in earlier for seed in seeds}
     os.killpg(child.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the command's whole process group
     check_interrupted_output(child, rows)
+    assert finished
+    assert finished <= {row["seed"] for row in jsonl_rows(rows.read_text())}  # every row finished before the signal
     deadline = time.monotonic() + 20
     while local.scheduler.tasks and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -247,3 +270,41 @@ def test_grouped_batches_give_the_rows_of_single_batches(cluster: tuple[LocalClu
     assert [[row.seed for row in rows] for rows in on_cluster] == [[row.seed for row in rows] for rows in in_process]
     strip = [[(r.seed, r.autoplay, r.best, r.gap, r.won, r.states) for r in rows] for rows in on_cluster]
     assert strip == [[(r.seed, r.autoplay, r.best, r.gap, r.won, r.states) for r in rows] for rows in in_process]
+
+
+def test_a_stop_keeps_the_rows_a_task_still_running_has_finished(
+    cluster: tuple[LocalCluster, Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One task rates seeds 1-3 at once, then seed 0 for three seconds. A stop a second in
+    yields rows 1-3, finished on the worker although the task's result never came."""
+    from triples.rate import rows as rate_rows
+    from triples.rate.cluster import OnCluster
+    from triples.rate.interrupts import StopSignals
+    from triples.rate.rows import RateOptions
+
+    def slow_seed_zero(add: bool) -> None:  # defined in here, so that Dask sends it to the workers by value
+        from triples.rate import rows
+
+        if add:
+            rows.COLUMNS["slow"] = rows.Column("slow", bool, 4)
+            rows.ANALYSES["slow"] = lambda variant, row: time.sleep(3 if row.seed == 0 else 0) or True
+        else:
+            rows.COLUMNS.pop("slow", None)
+            rows.ANALYSES.pop("slow", None)
+
+    client = cluster[1]
+    monkeypatch.setitem(rate_rows.COLUMNS, "slow", rate_rows.Column("slow", bool, 4))
+    client.run(slow_seed_zero, True)
+    try:
+        stop = StopSignals()  # not entered: no handlers; the stop is set by hand below
+        rated = OnCluster(client, "test").rate(RateOptions("sum15", "high", ("slow",)), [[1, 2, 3, 0]], stop)
+        timer = threading.Timer(1.0, setattr, (stop, "signum", signal.SIGTERM))
+        timer.start()
+        began = time.monotonic()
+        batches = list(rated)
+        timer.join()
+    finally:
+        client.run(slow_seed_zero, False)
+    assert time.monotonic() - began < 1.0 + EXIT_WITHIN
+    assert [[(row.seed, row.extra["slow"]) for row in rows] for rows in batches] == [[(1, True), (2, True), (3, True)]]
+    assert [(r.seed, r.autoplay, r.best, r.gap, r.won, r.states) for r in batches[0]] == reference("sum15", 1, 3)
