@@ -308,3 +308,23 @@ def test_a_stop_keeps_the_rows_a_task_still_running_has_finished(
     assert time.monotonic() - began < 1.0 + EXIT_WITHIN
     assert [[(row.seed, row.extra["slow"]) for row in rows] for rows in batches] == [[(1, True), (2, True), (3, True)]]
     assert [(r.seed, r.autoplay, r.best, r.gap, r.won, r.states) for r in batches[0]] == reference("sum15", 1, 3)
+
+
+def test_a_worker_keeps_running_tasks_rows_and_drops_those_of_tasks_ended_a_while_ago(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from triples.rate import cluster as on_cluster
+    from triples.rate.rows import RateOptions, rate_batch
+
+    one, two = rate_batch(RateOptions("sum15", "high"), [1, 2])
+    held = on_cluster.WorkerRows()
+    ended = held.start_task("run-a")
+    held.add(ended, one)
+    held.end_task(ended)
+    running = held.start_task("run-b")
+    held.add(running, two)
+    assert (held.finished("run-a"), held.finished("run-b"), held.finished("run-c")) == ([one], [two], [])
+    monkeypatch.setattr(on_cluster, "ENDED_KEPT_FOR", 0.0)
+    held.start_task("run-b")  # a task starting looks at what is held
+    assert (held.finished("run-a"), held.finished("run-b")) == ([], [two])
+    assert set(held.runs) == {"run-b"}

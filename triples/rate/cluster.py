@@ -69,7 +69,7 @@ def batches_per_task(batch_count: int, workers: int) -> int:
 
 # How long a worker keeps the rows of a task that has ended: its result is on its way to the
 # command, which on a stop may not have heard of it yet.
-ENDED_KEPT_FOR = 10.0  # seconds
+ENDED_KEPT_FOR = 5.0  # seconds
 COLLECT_WITHIN = 1.0  # seconds: how long a stopped run waits for the workers' finished rows
 
 
