@@ -15,7 +15,7 @@ import time
 import pytest
 
 from tests.processes import EXIT_WITHIN, SIGNALS_ON
-from triples.__main__ import exit_at_once, signals_exit_quietly
+from triples.__main__ import exit_at_once, put_back, signals_exit_quietly
 
 SLOW_LOAD = """
 import signal, sys, time
@@ -66,8 +66,9 @@ def test_the_handlers_before_loading_are_put_back_and_an_ignored_one_is_left_alo
     mine = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL, signal.SIGHUP: signal.SIG_IGN}
     previous = {signum: signal.signal(signum, handler) for signum, handler in mine.items()}
     try:
-        with signals_exit_quietly():
-            during = {signum: signal.getsignal(signum) for signum in mine}
+        replaced = signals_exit_quietly()
+        during = {signum: signal.getsignal(signum) for signum in mine}
+        put_back(replaced)
         after = {signum: signal.getsignal(signum) for signum in mine}
     finally:
         for signum, handler in previous.items():

@@ -12,41 +12,51 @@ before this module runs (Python's own start-up) are out of its reach.
 
 from __future__ import annotations
 
+# Only modules Python has loaded already, so that the handlers are in place as early as can be.
 import os
 import signal
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from types import FrameType
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import FrameType
 
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+Handlers = dict[int, object]  # a signal, and its handler before ours
 
 
 def exit_at_once(signum: int, frame: FrameType | None) -> None:
     os._exit(128 + signum)  # mid-import there is nothing to flush or close
 
 
-@contextmanager
-def signals_exit_quietly() -> Iterator[None]:
-    """Within the block, a stop signal exits with 128 + its number; the handlers before it are
-    put back on leaving (the command installs its own where it has work to save)."""
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
+def signals_exit_quietly() -> Handlers:
+    """From now on a stop signal exits with 128 + its number (one ignored stays ignored); the
+    handlers it replaced, for ``put_back``. Outside the main thread, where no handler can be
+    set, nothing changes."""
+    previous: Handlers = {}
+    try:
         for signum in STOP_SIGNALS:
             if signal.getsignal(signum) is not signal.SIG_IGN:
                 previous[signum] = signal.signal(signum, exit_at_once)
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    except ValueError:  # not the main thread
+        put_back(previous)
+        return {}
+    return previous
+
+
+def put_back(previous: Handlers) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)  # type: ignore[arg-type]
 
 
 def main() -> int:
-    with signals_exit_quietly():
+    """Load the command line with stop signals exiting quietly, then run it with the handlers
+    it started with (the command installs its own where it has work to save)."""
+    previous = signals_exit_quietly()
+    try:
         from triples.cli import main as command_line
+    finally:
+        put_back(previous)
     return command_line()
 
 
