@@ -18,9 +18,10 @@ terminal's Ctrl-C does), SIGTERM or SIGHUP to the command alone, and then checks
 - orphans: processes below the command still running 2 s after it exited; must be 0;
 - the exit status (128 + the signal) and the time from the signal to the exit.
 
-A signal that lands while Python is still starting (importing triples, before the command has
-set its handlers) ends the process the default way (a KeyboardInterrupt, or killed by the
-signal) with nothing rated yet: those are counted apart, the files are still checked.
+The command is started as the ``triples`` script starts it (``triples.__main__``), so a signal
+while it is still loading ends it with 128 + the signal like any other. One that lands even
+earlier, in Python's own start-up, ends the process the default way (killed by the signal, or
+a KeyboardInterrupt) with nothing rated yet: those are counted apart, the files still checked.
 
 A run that exits before the signal (the range finished) starts a new file. The machine's load is
 printed beside the figures: the exit times depend on it.
@@ -44,9 +45,10 @@ import orjson
 
 from triples.rate.rows import RateOptions, rate_batch, row_values
 
+# As from a terminal: Ctrl-C and hang-up on, even when this runs in the background or under nohup.
 COMMAND = (
     "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "from triples.cli import main; sys.exit(main(sys.argv[1:]))"
+    "signal.signal(signal.SIGHUP, signal.SIG_DFL); from triples.__main__ import main; sys.exit(main())"
 )
 EXECUTORS = {"jobs-1": ["--jobs", "1"], "jobs-2": ["--jobs", "2"], "local-2": ["--scheduler", "local:2"]}
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
