@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from tests.processes import EXIT_WITHIN, descendants, left_running, start, stopped, wait_for_rows
-from triples import cli
+from triples import __version__, cli
 from triples.config import variant_named
 from triples.rate import Row, Summary
 from triples.rate.summary import rate_with_interval
@@ -145,6 +145,27 @@ def test_resume_of_a_table_and_refusal_of_another_run(tmp_path: Path, capsys: py
     assert cli.main([*args, "--seeds", "1-3", "--fair"]) == 2
     assert "line 1 is not the header of this sweep's table rows" in capsys.readouterr().err
     assert out.read_text() == whole
+
+
+def test_rows_by_another_version_are_refused_and_the_file_left_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "sweep.jsonl"
+    args = ["sweep", "--variant", "sum15", "--vary", "target=14,15", "--seeds", "1-3", "--format", "jsonl"]
+    assert cli.main([*args, "--jobs", "1", "--out", str(out)]) == 0
+    first, second = out.read_text().splitlines()
+    assert orjson.loads(first)["version"] == __version__
+    older = orjson.dumps(orjson.loads(first) | {"version": "0.0.1"}).decode()
+    # One row by another version, and the next cut off by a kill: nothing of it may change.
+    made = f"{older}\n{second[:12]}"
+    out.write_text(made)
+    capsys.readouterr()
+    assert cli.main([*args, "--jobs", "1", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"triples sweep: error: --out {out} holds sum15(target=14) rated by triples 0.0.1, "
+        f"not {__version__}: use a new file\n"
+    )
+    assert out.read_text() == made
 
 
 def reference_rows(capsys: pytest.CaptureFixture[str], last: int) -> list[dict[str, Any]]:
