@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 import pytest
 
+from benchmarks.processes import descendants, left_running
 from triples.rate.interrupts import Stop, StopSignals
 from triples.rate.rows import RateOptions, rate_batch, row_values
 
@@ -61,39 +62,6 @@ def wait_for_rows(path: Path, child: subprocess.Popen[str]) -> None:
     while not (path.exists() and path.stat().st_size) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert child.poll() is None, child.communicate()
-
-
-def descendants(pid: int) -> set[int]:
-    """Every live process below ``pid``, from the process table (/proc)."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a process that is not a zombie (a zombie no longer runs)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def left_running(pids: set[int], within: float) -> set[int]:
-    deadline = time.monotonic() + within
-    while any(running(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return {pid for pid in pids if running(pid)}
 
 
 def file_rows(path: Path) -> list[dict[str, Any]]:
