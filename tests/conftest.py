@@ -1,4 +1,5 @@
-"""Hypothesis profiles, and a fixture that empties the engines' caches before every test.
+"""Hypothesis profiles, a fixture that empties the engines' caches before every test, and each
+test's reports kept on it (``item.report_setup``, ``report_call``) for fixtures that act on failure.
 
 ``default`` is what the normal suite runs: a fixed, modest number of examples, derandomised so
 that a CI run is reproducible, and no per-example deadline (timing belongs in benchmarks/, and
@@ -7,7 +8,8 @@ the machine is shared). ``long`` is for deep runs: ``pytest --hypothesis-profile
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -42,3 +44,12 @@ def cold_caches() -> Iterator[None]:
     come from what an earlier test computed (and a test of cold against warm means it)."""
     caches.clear()
     yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
+    """Keep each phase's report on the test, so that a fixture's teardown can tell whether the
+    test failed (the browser tests save a screenshot only then)."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)
