@@ -4,11 +4,10 @@ import random
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from itertools import combinations
 
 import pytest
 
-from tests.helpers import SEED1, SEED1_TABLE
+from tests.helpers import SEED1, SEED1_TABLE, slot_moves
 from triples import rules, run, search, strategy
 from triples.cards import Card
 from triples.config import VARIANTS, variant_named
@@ -22,9 +21,10 @@ def dealt(variant: str, seed: int) -> Table:
 
 
 def naive_best(table: Table) -> int:
-    """The exact best the obvious way: every combination of occupied slots, played with the
-    real refill rule on a slot-by-slot copy of the table, memoised on (stock position, sorted
-    table values). Nothing here knows about value space, bounds or packing."""
+    """The exact best the obvious way: every combination of occupied slots that sums to the
+    target (``slot_moves``), played with the real refill rule on a slot-by-slot copy of the
+    table, memoised on (stock position, sorted table values). Nothing here knows about value
+    space, bounds or packing."""
     variant = table.variant
     k, target, deck = variant.per_move, variant.target, table.deck_values
     memo: dict[tuple[int, tuple[int, ...]], int] = {}
@@ -35,13 +35,9 @@ def naive_best(table: Table) -> int:
         if found is not None:
             return found
         found = 0
-        occupied = [s for s, v in enumerate(values) if v]
-        held = [values[s] for s in occupied]
-        for slots, picked in zip(combinations(occupied, k), combinations(held, k), strict=True):
-            if sum(picked) != target:
-                continue
+        for slots in slot_moves(values, k, target):
             after, q = list(values), p
-            for s in slots:  # combinations() yields increasing slots: the refill order
+            for s in slots:  # increasing slots: the refill order
                 if q < len(deck):
                     after[s], q = deck[q], q + 1
                 else:
