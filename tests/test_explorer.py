@@ -3,7 +3,7 @@
 
 Without Chromium (or Playwright) these tests skip, saying how to install it; with
 TRIPLES_REQUIRE_BROWSER=1 (set by .ci/run) they fail instead. TRIPLES_CHROMIUM names another
-browser binary. Each test leaves a screenshot of its last screen in its pytest temp dir.
+browser binary. A test that fails leaves a screenshot of its last screen in its pytest temp dir.
 """
 
 from __future__ import annotations
