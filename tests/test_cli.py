@@ -6,7 +6,6 @@ swapped (``invoke``), since each subprocess pays the interpreter's start-up."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import os
 import selectors
@@ -561,20 +560,95 @@ def test_a_defect_is_one_line_and_exit_3_not_a_traceback(
     def broken(args: object) -> int:
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(cli.COMMANDS, "replay", dataclasses.replace(cli.COMMANDS["replay"], run=broken))
+    monkeypatch.setattr("triples.cli.replay.main", broken)
     assert cli.main(["replay", "x.json"]) == cli.EXIT_INTERNAL_ERROR
     assert capsys.readouterr() == ("", "triples: internal error: RuntimeError: boom\n")
 
 
-def test_run_imports_only_what_it_needs(tmp_path: Path) -> None:
-    (tmp_path / "ops.json").write_bytes(b'[["new","g",1],["status","g"]]')
-    probe = (
-        "import sys\nbefore = set(sys.modules)\nfrom triples.cli import main\nmain(['run', 'ops.json'])\n"
-        "print(' '.join(sorted(m for m in set(sys.modules) - before if m.split('.')[0] in "
-        "{'triples', 'tqdm', 'concurrent', 'multiprocessing'})))"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, timeout=TIMEOUT, cwd=tmp_path)
-    modules = done.stdout.decode().splitlines()[-1].split()
-    assert "triples.session" in modules
-    assert "triples.rate" not in modules
-    assert [m for m in modules if not m.startswith("triples")] == []
+def test_a_command_whose_module_cannot_be_imported_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "command_of_an_extra.py").write_text("import no_such_package_of_triples\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(cli.COMMANDS, "frob", cli.Command("frob", "needs an extra", "command_of_an_extra", "serve"))
+    assert cli.main(["frob"]) == 2
+    missing = "no module no_such_package_of_triples"
+    hint = "pip install 'triples-solitaire[serve]'"
+    assert capsys.readouterr() == ("", f"triples frob: error: needs the serve extra ({missing}): {hint}\n")
+    monkeypatch.setitem(cli.COMMANDS, "frob", cli.Command("frob", "not installed", "triples.no_such_command"))
+    assert cli.main(["frob"]) == cli.EXIT_INTERNAL_ERROR
+    missing = "no module triples.no_such_command"
+    assert capsys.readouterr() == ("", f"triples frob: error: this command is not available: {missing}\n")
+
+
+# Start-up: what a quick batch must not load (nothing here is timed; benchmarks/startup.py is).
+NOT_FOR_A_QUICK_BATCH = [
+    "triples.search",
+    "triples.fair",
+    "triples.difficulty",
+    "triples.strategy",
+    "triples.variants",
+    "triples.quartets",
+    "triples.pyramid",
+    "triples.rate",
+    "triples.service",
+    "triples.cli.record",
+    "triples.cli.replay",
+    "fastapi",
+    "tqdm",
+    "concurrent.futures",
+    "multiprocessing",
+    "importlib.metadata",  # pydantic's plugin look-up, which the command line skips
+    "email",
+    "zipfile",
+]
+
+
+def modules_after(tmp_path: Path, code: str) -> set[str]:
+    """The modules a fresh interpreter holds after ``code``, run in ``tmp_path`` with pydantic's
+    plugin setting left to the command line."""
+    probe = f"import sys\n{code}\nprint(' '.join(sorted(sys.modules)))"
+    env = {name: value for name, value in os.environ.items() if name != "PYDANTIC_DISABLE_PLUGINS"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, timeout=TIMEOUT, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr.decode()
+    return set(done.stdout.decode().splitlines()[-1].split())
+
+
+def test_a_quick_batch_loads_only_what_it_uses(tmp_path: Path) -> None:
+    operations = [["new", "g", 1], ["moves", "g"], ["play", "g", [0, 2, 5]], ["status", "g"], ["undo", "g"]]
+    (tmp_path / "ops.json").write_bytes(orjson.dumps(operations))
+    modules = modules_after(tmp_path, "from triples.cli import main\nassert main(['run', 'ops.json']) == 0")
+    assert {"triples.session", "triples.cli.run", "pydantic"} <= modules  # the probe did run the batch
+    assert sorted(name for name in NOT_FOR_A_QUICK_BATCH if name in modules) == []
+
+
+def test_the_command_line_s_help_loads_no_command(tmp_path: Path) -> None:
+    modules = modules_after(tmp_path, "from triples.cli import main\nmain(['--help'])")
+    assert "pydantic" not in modules
+    assert sorted(name for name in modules if name.startswith("triples.")) == [
+        "triples.cli",
+        "triples.cli.reading",
+        "triples.exits",
+        "triples.install",
+    ]
+    assert "orjson" not in modules
+
+
+def test_import_triples_loads_nothing_but_the_package(tmp_path: Path) -> None:
+    modules = modules_after(tmp_path, "import triples")
+    assert sorted(name for name in modules if name.startswith(("triples", "pydantic", "orjson"))) == ["triples"]
+
+
+def test_pydantic_asks_its_plugin_loader_for_get_plugins_only() -> None:
+    """The command line stands in for pydantic's plugin loader with a module that has only
+    ``get_plugins``: a pydantic that wants anything else from it must fail here, not for users."""
+    import pydantic
+
+    package = Path(pydantic.__file__).parent
+    wanted = set()
+    for source in package.rglob("*.py"):
+        for line in source.read_text(encoding="utf-8").splitlines():
+            words = line.split()
+            if len(words) >= 4 and words[0] == "from" and words[1].endswith("_loader") and words[2] == "import":
+                wanted.update(name.strip("(), ") for name in words[3:])
+    assert wanted == {"get_plugins"}

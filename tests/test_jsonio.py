@@ -85,6 +85,13 @@ def test_dumps_writes_integers_past_64_bits() -> None:
     assert dumps([2**64, -(2**70)]) == f"[{2**64},{-(2**70)}]\n".encode()
 
 
+def test_dumps_writes_integers_past_4300_digits_exactly() -> None:
+    # str() refuses these, so the expected text is built from digits.
+    big, text = 10**5000 + 7, "1" + "0" * 4999 + "7"
+    value = [big, {"n": -big, "list": [1, "é", None, True, 0.5]}, "x"]
+    assert dumps(value) == f'[{text},{{"n":-{text},"list":[1,"é",null,true,0.5]}},"x"]\n'.encode()
+
+
 @pytest.mark.parametrize(
     ("value", "kind"),
     [({}, "an object"), ([], "an array"), ("", "a string"), (True, "a boolean"), (None, "null"), (1.5, "a number")],

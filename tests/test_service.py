@@ -122,6 +122,65 @@ def test_the_content_type_of_the_request_does_not_matter(client: TestClient) -> 
     assert response.content == written([SEED1_TABLE])
 
 
+# ---------------------------------------------------------------- integers of any size
+
+
+def big_integer_batch(digits: int) -> tuple[list[bytes], list[Any]]:
+    """Operations naming an integer of ``digits`` digits as a seed, a game id, a deck value and
+    a rule, and the outputs they must get: written from the digits' text, since str() stops at
+    4300 digits. No operation answers with an input's integer; a deck value comes back inside
+    its error message, exactly."""
+    text = "1" + "0" * (digits - 2) + "7"
+    seed = 10 ** (digits - 1) + 7
+    operations = [
+        f'["new","g",{text}]',
+        f'["new",{text},2]',
+        f'["table",{text}]',
+        f'["new","n",[{text},1],"sum15"]',
+        f'["new","v",1,"classic(target={text})"]',
+    ]
+    second = run([["new", "h", 2]])[0]
+    outputs = [
+        run([["new", "g", seed % 2**32]])[0],  # a seed counts modulo 2**32
+        second,
+        second,
+        f"error: unknown value {text} for variant 'sum15'",
+        "error: bad variant: target must be an integer from 1 to 999",
+    ]
+    return [line.encode() for line in operations], outputs
+
+
+@pytest.mark.parametrize("digits", [400, 5000])
+def test_integers_of_any_size_through_the_command_line_and_http(client: TestClient, digits: int) -> None:
+    operations, outputs = big_integer_batch(digits)
+    body = b"[" + b",".join(operations) + b"]"
+    command = [sys.executable, "-m", "triples", "run"]
+    done = subprocess.run(command, input=body, capture_output=True, timeout=TIMEOUT)
+    assert (done.returncode, done.stdout, done.stderr) == (0, written(outputs), b"")
+    done = subprocess.run([*command, "--jsonl"], input=b"\n".join(operations), capture_output=True, timeout=TIMEOUT)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"".join(written(o) for o in outputs), b"")
+    response = client.post("/run", content=body)
+    assert (response.status_code, response.content) == (200, written(outputs))
+
+
+def test_an_output_integer_of_any_size_is_written_exactly(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    # No operation answers with an integer past 64 bits today; one that did would be written
+    # exactly by both doors. An operation echoing its game id stands in for it.
+    from triples.session import OPERATIONS, Args, Operation
+
+    monkeypatch.setitem(OPERATIONS, "echo", Operation("echo", Args, lambda session, args: [args.id, -args.id], "cheap"))
+    text = "9" * 5000
+    body = f'[["echo",{text}],["echo",18446744073709551616],["echo",1]]'.encode()
+    expected = f"[[{text},-{text}],[18446744073709551616,-18446744073709551616],[1,-1]]\n".encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(body)))
+    assert cli.main(["run"]) == 0
+    assert capsysbinary.readouterr().out == expected
+    response = client.post("/run", content=body)
+    assert (response.status_code, response.content) == (200, expected)
+
+
 QUICK_CASES = {
     "small-game": ([["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"]], True),
     "eight-operations": ([["status", "g"]] * 8, True),

@@ -117,6 +117,9 @@ class Variant(BaseModel):
 
 VARIANTS: dict[str, Variant] = {}
 DEFAULT_VARIANT = "classic"
+# The strategy ``autoplay`` and ``triples rate`` use unless told: named here, below the strategies,
+# so that the interpreter knows the name without loading them.
+DEFAULT_STRATEGY = "high"
 
 
 def register(variant: Variant) -> Variant:

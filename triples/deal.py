@@ -10,6 +10,7 @@ from typing import Any
 
 from triples.cards import Card
 from triples.config import Variant
+from triples.digits import decimal
 from triples.errors import TriplesError
 from triples.shuffle import shuffled
 from triples.table import Table
@@ -77,7 +78,7 @@ def parse_values(variant: Variant, values: list[int]) -> list[Card]:
     copies = variant.copies
     for v in values:
         if not 0 < v < len(copies) or not copies[v]:
-            raise BadDeck(f"unknown value {v} for variant '{variant.name}'")
+            raise BadDeck(f"unknown value {decimal(v)} for variant '{variant.name}'")  # exact at any length
     by_value = variant.cards_of_value
     used = [0] * len(copies)
     cards: list[Card] = []

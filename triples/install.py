@@ -12,3 +12,9 @@ DISTRIBUTION = "triples-solitaire"
 def install_hint(extra: str) -> str:
     """The command that installs an optional extra, e.g. ``pip install 'triples-solitaire[serve]'``."""
     return f"pip install '{DISTRIBUTION}[{extra}]'"
+
+
+def needs_extra(extra: str, missing: str | None) -> str:
+    """The one-line refusal of a command whose extra is not installed (``missing``: the module
+    that could not be imported)."""
+    return f"needs the {extra} extra (no module {missing}): {install_hint(extra)}"

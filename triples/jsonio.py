@@ -9,7 +9,8 @@ operations`` or ``invalid JSON at line 1, column 5: more text after the JSON val
 
 ``dumps`` is the one writer of ``triples run`` and ``POST /run``, so the two answer byte for byte
 alike: compact orjson, and the standard library only for what orjson cannot write (an integer
-past 64 bits, nesting deeper than orjson writes).
+past 64 bits, nesting deeper than orjson writes), integers past the standard library's 4300
+digits written by ``triples.digits``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+
+from triples.digits import decimal, integer
 
 EMPTY = "empty input: expected a JSON array of operations"
 NOT_UTF8 = "input is not UTF-8 text"
@@ -38,9 +41,6 @@ _PLAIN_WORDS = {
     "unexpected character, expected a JSON value": "unexpected character where a JSON value should start",
     "number is infinity when parsed as double": "number too large",
 }
-# Past this many digits the standard library refuses to turn text into an int (a guard against
-# quadratic work); longer integers are converted piecewise below.
-_DIGITS_AT_ONCE = 4000
 
 
 class JSONInputError(ValueError):
@@ -84,26 +84,9 @@ def _exact_or(data: bytes, otherwise: Any) -> Any:
     import json
 
     try:
-        return json.loads(data.decode(), parse_int=_integer, parse_float=_finite, parse_constant=_refuse_constant)
+        return json.loads(data.decode(), parse_int=integer, parse_float=_finite, parse_constant=_refuse_constant)
     except (RecursionError, ValueError):
         return otherwise
-
-
-def _integer(text: str) -> int:
-    if len(text) <= _DIGITS_AT_ONCE:
-        return int(text)
-    sign, digits = (-1, text[1:]) if text.startswith("-") else (1, text)
-    value: int = sign * _digits_value(digits)
-    return value
-
-
-def _digits_value(digits: str) -> int:
-    if len(digits) <= _DIGITS_AT_ONCE:
-        return int(digits)
-    low_length = len(digits) // 2
-    high, low = digits[:-low_length], digits[-low_length:]
-    scale: int = 10**low_length
-    return _digits_value(high) * scale + _digits_value(low)
 
 
 def _finite(text: str) -> float:
@@ -125,7 +108,33 @@ def dumps(value: Any) -> bytes:
     except orjson.JSONEncodeError:
         import json
 
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        try:
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        except ValueError:  # an integer past the 4300 digits the standard library writes
+            text = _exact_text(value)
+        return text.encode() + b"\n"
+
+
+def _exact_text(value: Any) -> str:
+    """``value`` as the standard library writes it compactly, but integers of any length."""
+    import json
+
+    if isinstance(value, int) and not isinstance(value, bool):
+        return decimal(value)
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_exact_text(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_key_text(key)}:{_exact_text(item)}" for key, item in value.items()) + "}"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _key_text(key: object) -> str:
+    import json
+
+    if isinstance(key, int) and not isinstance(key, bool):  # a key is a string in JSON
+        return json.dumps(decimal(key), ensure_ascii=False)
+    # Any other key as json turns it into a string (a float, true, null): the text before ':0}'.
+    return json.dumps({key: 0}, ensure_ascii=False, separators=(",", ":"))[1:-3]
 
 
 def json_kind(value: object) -> str:

@@ -14,14 +14,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
-from triples import rules, strategy
-from triples.config import DEFAULT_VARIANT, VARIANTS, Variant
+from triples import rules
+from triples.config import DEFAULT_STRATEGY, DEFAULT_VARIANT, VARIANTS, Variant
 from triples.deadline import TimeLimitExceeded
 from triples.deal import MIXED_DECK, deal
 from triples.errors import TriplesError
-from triples.strategy import DEFAULT_STRATEGY
 from triples.table import Table
-from triples.variants import variant_from
+
+# Start-up: what only some operations need (the strategies, the search, rule sets of one's own)
+# is imported by their handlers, so a batch of ``new`` and ``moves`` loads none of it.
 
 __all__ = ["MIXED_DECK", "OPERATIONS", "Session", "deal", "operation"]
 
@@ -158,7 +159,12 @@ def moves_json(moves: list[Any]) -> list[list[int]]:
 
 @operation("new", NewArgs, cost="cheap")
 def op_new(session: Session, args: NewArgs) -> Output:
-    table = deal(variant_from(args.variant), args.seed_or_deck)
+    variant = VARIANTS.get(args.variant) if isinstance(args.variant, str) else None
+    if variant is None:  # a rule set of one's own, or a name that is not registered
+        from triples.variants import variant_from
+
+        variant = variant_from(args.variant)
+    table = deal(variant, args.seed_or_deck)
     session.games[args.id] = table
     return table.codes()
 
@@ -202,6 +208,8 @@ def op_undo(session: Session, args: Args) -> Output:
 
 @operation("autoplay", AutoplayArgs, cost="search")
 def op_autoplay(session: Session, args: AutoplayArgs) -> Output:
+    from triples import strategy
+
     table = session.table(args.id)
     choose = strategy.strategy_named(args.strategy)
     moves = strategy.play_out(table, choose)
@@ -267,7 +275,7 @@ def op_rating(session: Session, args: Args) -> Output:
     """How hard the game's deal is, judged from the deal itself whatever has been played since:
     ``best``, what ``high`` and ``fair`` clear, random play's chance of ``best`` (``None`` when
     the whole deck is dealt at once, where random play has astronomically many lines), band."""
-    from triples import difficulty, search
+    from triples import difficulty, search, strategy
 
     played = session.table(args.id)
     deal_table = Table(played.variant, played.deck)
@@ -285,7 +293,7 @@ def op_rating(session: Session, args: Args) -> Output:
 class NoArgs(BaseModel):
     """An operation with no arguments at all."""
 
-    model_config = ConfigDict(strict=True, frozen=True)
+    model_config = ConfigDict(strict=True, frozen=True, defer_build=True)  # built when first used: start-up
 
 
 @operation("variants", NoArgs, cost="cheap")

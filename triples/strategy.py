@@ -14,13 +14,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from triples import caches, rules
+from triples.config import DEFAULT_STRATEGY as DEFAULT_STRATEGY  # re-exported: where the strategies are looked for
 from triples.config import Variant
 from triples.derived import derived
 from triples.errors import TriplesError
 from triples.table import Move, Table
 
 Strategy = Callable[[Table], "Move | None"]
-DEFAULT_STRATEGY = "high"
 STRATEGIES: dict[str, Strategy] = {}
 
 Combo = tuple[int, ...]  # a move's values, ascending

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from triples.config import DEFAULT_VARIANT, VARIANTS, UnknownVariant, Variant
+from triples.digits import integer
 from triples.errors import TriplesError
 
 BASE = "base"
@@ -156,10 +157,10 @@ def value_of_text(field: str, text: str) -> object:
     if field == "court":
         parts = text.split("/")
         if all(_INTEGER.fullmatch(part) for part in parts):
-            return [int(part) for part in parts]
+            return [integer(part) for part in parts]
         return text
     if field in BOUNDS and _INTEGER.fullmatch(text):
-        return int(text)
+        return integer(text)  # any length: past the bounds it is refused by the field's check
     return text
 
 

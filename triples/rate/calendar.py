@@ -49,6 +49,21 @@ from triples.rate.rows import RateOptions, Row
 from triples.store import Deal, Store
 from triples.variant_option import variant_help, variant_of_option
 
+# Shown by ``triples calendar --help`` (the command line finds them here by the module's name).
+DESCRIPTION = """\
+Give each date from --start a deal: the date's band comes from --pattern (seven bands are
+Monday to Sunday; any other number repeats from the start date), and its deal is the lowest
+seed of --seeds of that band that the variant's calendar does not use yet. The calendar is
+kept in the --db store: dates already set never change, so running again only fills new ones."""
+EXAMPLE = """\
+exit status: 0 every date has a deal, 1 the range ran out of a band (the dates filled
+so far are kept), 2 bad input
+
+examples:
+  triples calendar --start 2026-01-05 --days 14 --pattern easy,easy,medium,easy,medium,easy,hard
+  triples calendar --variant sum15 --db season.db --start 2026-01-05 --days 91 \\
+      --pattern easy,easy,medium,easy,medium,medium,hard --seeds 1-5000 --format csv"""
+
 PROG = "triples calendar"
 DEFAULT_SEEDS = "1-10000"
 EXIT_RAN_OUT = 1

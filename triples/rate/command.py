@@ -40,6 +40,13 @@ from triples.rate.summary import Summary, speed_line
 from triples.strategy import DEFAULT_STRATEGY, STRATEGIES, strategy_named
 from triples.variant_option import variant_help, variant_of_option
 
+# Shown by ``triples rate --help`` (the command line finds them here by the module's name).
+DESCRIPTION = "Rate seeds: how much the reference player and the best line clear on each deal."
+EXAMPLE = """\
+examples:
+  triples rate --variant classic --seeds 0-99
+  triples rate --seeds 1-100000 --format jsonl --out classic.jsonl --scheduler tcp://head:8786"""
+
 PROG = "triples rate"
 DEFAULT_SCHEDULER_TIMEOUT = 10
 # On a cluster a task's rows come back when it ends: rows with --fair or --difficulty take about a

@@ -37,6 +37,17 @@ from triples.rate.rows import RateOptions, Row
 from triples.rate.summary import Summary
 from triples.variant_option import variant_help, variant_of_option
 
+# Shown by ``triples pick --help`` (the command line finds them here by the module's name).
+DESCRIPTION = """\
+Pick deals by difficulty: rate seeds in order (as rate --difficulty does) and print the
+first N of the band. easy: the high strategy reaches best; medium: the fair player, who
+cannot see the stock, does and high does not; hard: only perfect information does."""
+EXAMPLE = """exit status: 0 found N deals, 1 the range holds fewer (those found are printed), 2 bad input
+
+examples:
+  triples pick --variant sum15 --seeds 1-500 --band medium --count 5
+  triples pick --variant classic --seeds 1-10000 --band hard --min-best 45 --out classic.jsonl --format jsonl"""
+
 PROG = "triples pick"
 DEFAULT_COUNT = 10
 # The band is defined against high, so the rows' own autoplay column is high's too.

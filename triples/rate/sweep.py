@@ -42,6 +42,19 @@ from triples.rate.sweep_rows import (
 )
 from triples.variants import FIELDS, fields_of, value_of_text, variant_from
 
+# Shown by ``triples sweep --help`` (the command line finds them here by the module's name).
+DESCRIPTION = """\
+Sweep rules: rate the same seeds under every combination of the --vary values laid over the
+--variant base (the first --vary outermost), one row per rule set with its canonical name,
+mean best, win rates with 95% Wilson intervals, and with --fair/--difficulty the fair player
+and the bands. Each row is what triples rate reports for that variant and those seeds."""
+EXAMPLE = """\
+examples:
+  triples sweep --variant classic --vary target=18..22 --vary slots=9..11 --seeds 1-1000 --plot sweep.png
+  triples sweep --variant sum15 --vary per_move=2,3 --seeds 1-500 --difficulty --plot hard.png --measure hard
+  triples sweep --variant '{"base": "pairs", "suits": 2}' --vary court=10/10/10,11/12/13 --seeds 1-200 \\
+      --format csv --out pairs.csv"""
+
 PROG = "triples sweep"
 # What --plot can draw, and how its axis is labelled; fair and band measures need their option.
 MEASURES: dict[str, str] = {

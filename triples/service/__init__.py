@@ -1,10 +1,23 @@
 """``triples serve``: the interpreter over HTTP, and the deal explorer page.
 
-Importing this package loads FastAPI; the command line imports it only for ``serve``.
+``create_app`` and ``ServiceSettings`` load FastAPI when first asked for: the command line
+imports ``triples.service.command`` for ``serve``'s options and help, and that must not pay for
+(or need) the web stack.
 """
 
 from __future__ import annotations
 
-from triples.service.app import ServiceSettings, create_app
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from triples.service.app import ServiceSettings, create_app
 
 __all__ = ["ServiceSettings", "create_app"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from triples.service import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module 'triples.service' has no attribute {name!r}")
