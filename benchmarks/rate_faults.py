@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from processes import descendants, left_running
 
 from triples.rate.rows import RateOptions, rate_batch, row_values
 
@@ -62,28 +63,6 @@ def reference(seed: int) -> dict[str, Any]:
         for row in rate_batch(RateOptions(VARIANT, "high"), batch):
             REFERENCE[row.seed] = {k: v for k, v in row_values(row).items() if k != "ms"}
     return REFERENCE[seed]
-
-
-def descendants(pid: int) -> set[int]:
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
-def running(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def wait_for_growth(path: Path, lines: int, child: subprocess.Popen[str]) -> None:
@@ -150,10 +129,7 @@ def main() -> int:
         took = time.monotonic() - sent
         worst = max(worst, took)
         worst_by[executor] = max(worst_by[executor], round(took, 2))
-        deadline = time.monotonic() + 2.0
-        while any(running(pid) for pid in workers) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        orphans += sum(running(pid) for pid in workers)
+        orphans += len(left_running(workers, 2.0))
         if child.returncode == 0:  # the range was done before the signal: a new file
             files += 1
             out = directory / f"rows-{files}"

@@ -1,5 +1,6 @@
-"""Hypothesis profiles, a fixture that empties the engines' caches before every test, and one
-local Dask cluster for every test that rates on a cluster.
+"""Hypothesis profiles, a fixture that empties the engines' caches before every test, one
+local Dask cluster for every test that rates on a cluster, and each test's reports kept on it
+(``item.report_setup``, ``report_call``) for fixtures that act on failure.
 
 ``default`` is what the normal suite runs: a fixed, modest number of examples, derandomised so
 that a CI run is reproducible, and no per-example deadline (timing belongs in benchmarks/, and
@@ -8,8 +9,8 @@ the machine is shared). ``long`` is for deep runs: ``pytest --hypothesis-profile
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Generator, Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -65,3 +66,12 @@ def cluster() -> Iterator[tuple[LocalCluster, Client]]:
         Client(local, set_as_default=False) as client,
     ):
         yield local, client
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
+    """Keep each phase's report on the test, so that a fixture's teardown can tell whether the
+    test failed (the browser tests save a screenshot only then)."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)

@@ -12,6 +12,11 @@ import sys
 import time
 from pathlib import Path
 
+# The process table, shared with the fault benchmark.
+from benchmarks.processes import descendants as descendants
+from benchmarks.processes import left_running as left_running
+from benchmarks.processes import running as running
+
 # The command as the console script starts it from a terminal, with Ctrl-C and hang-up turned
 # back on: a child of a background job (a CI runner, ``make &``) or of ``nohup`` would inherit
 # them ignored, and a signal ignored at the start stays ignored by design.
@@ -49,37 +54,3 @@ def stopped(child: subprocess.Popen[str], signum: int) -> tuple[str, str, float]
     sent = time.monotonic()
     out, err = child.communicate(timeout=60)
     return out, err, time.monotonic() - sent
-
-
-def descendants(pid: int) -> set[int]:
-    """Every live process below ``pid``, from the process table (/proc)."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a process that is not a zombie (a zombie no longer runs)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def left_running(pids: set[int], within: float) -> set[int]:
-    """Those of ``pids`` still running after ``within`` seconds (returns as soon as none is)."""
-    deadline = time.monotonic() + within
-    while any(running(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return {pid for pid in pids if running(pid)}
