@@ -3,10 +3,10 @@
     python benchmarks/best.py             # the issue's run: seeds 1..1000 (grid 1..200)
     python benchmarks/best.py --seeds 50  # a short run: at most 50 seeds per variant
 
-The naive search tries every slot combination of the table and memoises on (stock position,
-sorted table values). It is written to be fair: the table is a sorted value tuple and the
-slot combinations come from itertools, so what it pays for is the slot-space enumeration
-and the lack of bounds, not Python overhead. Both searches run on each deal back to back, so
+The naive search (benchmarks/naive.py) tries every slot combination of the table and memoises
+on (stock position, sorted table values). It is written to be fair: the table is a sorted value
+tuple and the slot combinations come from itertools, so what it pays for is the slot-space
+enumeration and the lack of bounds, not Python overhead. Both searches run on each deal back to back, so
 machine noise hits them alike; the ratio is naive total time / ours. grid100 runs ours only
 (its naive search, 161,700 slot triples per state, does not finish in useful time).
 
@@ -23,12 +23,13 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
+
+from common import verdict
+from naive import naive_best
 
 from triples import search
 from triples.config import variant_named
 from triples.deal import seeded
-from triples.table import Table
 
 # (variant, seeds, run the naive search too)
 RUNS: tuple[tuple[str, int, bool], ...] = (
@@ -45,32 +46,6 @@ SPEEDUP_REQUIRED = {"classic": 10.0, "quads": 10.0}
 SPEEDUP_GOAL = {"classic": 30.0, "quads": 30.0}
 GRID100_MEDIAN_MS = 26.0
 GRID100_PROVEN = 99
-
-
-def naive_best(table: Table) -> tuple[int, int]:
-    """The exact best by trying every slot combination; (best, states memoised)."""
-    variant = table.variant
-    k, target, deck = variant.per_move, variant.target, table.deck_values
-    memo: dict[tuple[int, tuple[int, ...]], int] = {}
-
-    def best_from(p: int, values: tuple[int, ...]) -> int:
-        key = (p, values)
-        found = memo.get(key)
-        if found is not None:
-            return found
-        found = 0
-        refill = deck[p : p + k]
-        slots = range(len(values))
-        for picked, chosen in zip(combinations(values, k), combinations(slots, k), strict=True):
-            if sum(picked) == target:
-                kept = [values[i] for i in slots if i not in chosen]
-                kept.extend(refill)
-                found = max(found, k + best_from(p + len(refill), tuple(sorted(kept))))
-        memo[key] = found
-        return found
-
-    best = table.cleared + best_from(table.next_card, tuple(sorted(v for v in table.values if v)))
-    return best, len(memo)
 
 
 @dataclass
@@ -157,11 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         count = seeds if args.seeds is None else min(seeds, args.seeds)
         failures += report(name, count, measure(name, count, with_naive))
-    for failure in failures:
-        print("FAIL", failure)
-    if not failures:
-        print("all requirements met")
-    return 1 if failures else 0
+    return verdict(failures)
 
 
 if __name__ == "__main__":

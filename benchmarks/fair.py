@@ -24,6 +24,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from common import verdict
+
 from triples import caches, fair, search, strategy
 from triples.config import variant_named
 from triples.deal import seeded
@@ -133,11 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.variant and name not in args.variant:
             continue
         failures += measure(name, min(args.seeds, GRID100_SEEDS) if name == "grid100" else args.seeds)
-    for failure in failures:
-        print("FAIL", failure)
-    if not failures:
-        print("all requirements met")
-    return 1 if failures else 0
+    return verdict(failures)
 
 
 if __name__ == "__main__":

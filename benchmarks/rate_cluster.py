@@ -18,12 +18,12 @@ that a busy spell hurts both settings alike.
 
 from __future__ import annotations
 
-import argparse
-import os
 import re
 import subprocess
 import sys
 import time
+
+from common import load, rate_run_options
 
 SPEED = re.compile(r"deals per second: (\d+\.\d) \((\d+) new deals in (\d+\.\d\d) s, ")
 SETTINGS = {"--jobs 2": ["--jobs", "2"], "--scheduler local:2": ["--scheduler", "local:2"]}
@@ -46,21 +46,8 @@ def timed_run(variant: str, first: int, last: int, options: list[str]) -> tuple[
     return float(match[1]), seconds, rows
 
 
-def load() -> str:
-    one, five, _ = os.getloadavg()
-    return f"load average {one:.2f} (1 min), {five:.2f} (5 min)"
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=20_000, help="how many seeds (default 20000)")
-    parser.add_argument("--first", type=int, default=1, help="first seed (default 1)")
-    parser.add_argument("--variant", default="classic")
-    parser.add_argument("--repeat", type=int, default=1, help="runs of each, fastest kept (default 1)")
-    args = parser.parse_args()
-    first, last = args.first, args.first + args.seeds - 1
-
-    print(f"{args.variant} seeds {first}-{last} on {os.cpu_count()} cores; before: {load()}")
+    args, first, last = rate_run_options(__doc__.splitlines()[0])
     best: dict[str, tuple[float, float]] = {}  # the fastest rating and the shortest wall time
     reference: list[str] | None = None
     for attempt in range(args.repeat):

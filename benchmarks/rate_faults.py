@@ -18,9 +18,10 @@ terminal's Ctrl-C does), SIGTERM or SIGHUP to the command alone, and then checks
 - orphans: processes below the command still running 2 s after it exited; must be 0;
 - the exit status (128 + the signal) and the time from the signal to the exit.
 
-A signal that lands while Python is still starting (importing triples, before the command has
-set its handlers) ends the process the default way (a KeyboardInterrupt, or killed by the
-signal) with nothing rated yet: those are counted apart, the files are still checked.
+The command is started as the ``triples`` script starts it (``triples.__main__``), so a signal
+while it is still loading ends it with 128 + the signal like any other. One that lands even
+earlier, in Python's own start-up, ends the process the default way (killed by the signal, or
+a KeyboardInterrupt) with nothing rated yet: those are counted apart, the files still checked.
 
 A run that exits before the signal (the range finished) starts a new file. The machine's load is
 printed beside the figures: the exit times depend on it.
@@ -41,12 +42,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from processes import descendants, left_running
 
 from triples.rate.rows import RateOptions, rate_batch, row_values
 
+# As from a terminal: Ctrl-C and hang-up on, even when this runs in the background or under nohup.
 COMMAND = (
     "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "from triples.cli import main; sys.exit(main(sys.argv[1:]))"
+    "signal.signal(signal.SIGHUP, signal.SIG_DFL); from triples.__main__ import main; sys.exit(main())"
 )
 EXECUTORS = {"jobs-1": ["--jobs", "1"], "jobs-2": ["--jobs", "2"], "local-2": ["--scheduler", "local:2"]}
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -60,28 +63,6 @@ def reference(seed: int) -> dict[str, Any]:
         for row in rate_batch(RateOptions(VARIANT, "high"), batch):
             REFERENCE[row.seed] = {k: v for k, v in row_values(row).items() if k != "ms"}
     return REFERENCE[seed]
-
-
-def descendants(pid: int) -> set[int]:
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
-def running(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def wait_for_growth(path: Path, lines: int, child: subprocess.Popen[str]) -> None:
@@ -148,10 +129,7 @@ def main() -> int:
         took = time.monotonic() - sent
         worst = max(worst, took)
         worst_by[executor] = max(worst_by[executor], round(took, 2))
-        deadline = time.monotonic() + 2.0
-        while any(running(pid) for pid in workers) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        orphans += sum(running(pid) for pid in workers)
+        orphans += len(left_running(workers, 2.0))
         if child.returncode == 0:  # the range was done before the signal: a new file
             files += 1
             out = directory / f"rows-{files}"

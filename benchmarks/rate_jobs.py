@@ -15,12 +15,12 @@ the runs N times and keeps each one's fastest.
 
 from __future__ import annotations
 
-import argparse
-import os
 import resource
 import subprocess
 import sys
 import time
+
+from common import load, rate_run_options
 
 
 def children_cpu() -> float:
@@ -43,21 +43,8 @@ def timed_run(variant: str, first: int, last: int, jobs: int) -> tuple[float, fl
     return seconds, cpu / seconds, rows
 
 
-def load() -> str:
-    one, five, _ = os.getloadavg()
-    return f"load average {one:.2f} (1 min), {five:.2f} (5 min)"
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=20_000, help="how many seeds (default 20000)")
-    parser.add_argument("--first", type=int, default=1, help="first seed (default 1)")
-    parser.add_argument("--variant", default="classic")
-    parser.add_argument("--repeat", type=int, default=1, help="runs of each, fastest kept (default 1)")
-    args = parser.parse_args()
-    first, last = args.first, args.first + args.seeds - 1
-
-    print(f"{args.variant} seeds {first}-{last} on {os.cpu_count()} cores; before: {load()}")
+    args, first, last = rate_run_options(__doc__.splitlines()[0])
     fastest: dict[int, tuple[float, float]] = {}
     cpu_seconds = {1: 0.0, 2: 0.0}
     reference: list[str] | None = None

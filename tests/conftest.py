@@ -1,4 +1,6 @@
-"""Hypothesis profiles, and a fixture that empties the engines' caches before every test.
+"""Hypothesis profiles, a fixture that empties the engines' caches before every test, one
+local Dask cluster for every test that rates on a cluster, and each test's reports kept on it
+(``item.report_setup``, ``report_call``) for fixtures that act on failure.
 
 ``default`` is what the normal suite runs: a fixed, modest number of examples, derandomised so
 that a CI run is reproducible, and no per-example deadline (timing belongs in benchmarks/, and
@@ -7,12 +9,16 @@ the machine is shared). ``long`` is for deep runs: ``pytest --hypothesis-profile
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from triples import caches
+
+if TYPE_CHECKING:
+    from distributed import Client, LocalCluster
 
 # Operation streams are generated step by step and some examples are large on purpose.
 _SLOW_GENERATION = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
@@ -42,3 +48,30 @@ def cold_caches() -> Iterator[None]:
     come from what an earlier test computed (and a test of cold against warm means it)."""
     caches.clear()
     yield
+
+
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[tuple[LocalCluster, Client]]:
+    """A LocalCluster of two worker processes (one thread each) and a client of it, started once
+    for the whole run (a cluster takes seconds to start); the commands under test connect to its
+    scheduler's address as they would to a cluster on other hosts."""
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL
+        ) as local,
+        Client(local, set_as_default=False) as client,
+    ):
+        yield local, client
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
+    """Keep each phase's report on the test, so that a fixture's teardown can tell whether the
+    test failed (the browser tests save a screenshot only then)."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)

@@ -1,6 +1,27 @@
-"""Shared test data: the worked examples' explicit decks."""
+"""Shared test data (the worked examples' explicit decks) and the tests' brute-force moves."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import combinations
+
+
+def slot_moves(values: Sequence[int], k: int, target: int) -> Iterator[tuple[int, ...]]:
+    """Every ``k`` occupied slots (a value of 0 is an empty slot) whose values sum to ``target``,
+    each in increasing slot order, in lexicographic order: every ``k - 1`` of them completed by
+    each later slot holding what is missing. The brute force the tests check the engines
+    against; it knows nothing of value combinations."""
+    occupied = [s for s, v in enumerate(values) if v]
+    held = [values[s] for s in occupied]
+    holding: dict[int, list[int]] = {}
+    for s in occupied:
+        holding.setdefault(values[s], []).append(s)
+    for head, picked in zip(combinations(occupied, k - 1), combinations(held, k - 1), strict=True):
+        last = head[-1] if head else -1
+        for s in holding.get(target - sum(picked), ()):
+            if s > last:
+                yield (*head, s)
+
 
 SEED1 = [
     "9D",

@@ -199,16 +199,23 @@ def naive_factory_order(variant: Variant) -> list[str]:
     return [rank + suit for suit in "SHDC"[: variant.suits] for rank in ranks]
 
 
-def naive_deal(variant: Variant, seed: int) -> list[str]:
-    """SPEC section 3 read literally: the LCG with Python's % for every step, a backward
-    Fisher-Yates with draw % (i + 1), deck[0] dealt to slot 0."""
-    deck = naive_factory_order(variant)
+def lcg_shuffle(cards: list[str], seed: int) -> list[str]:
+    """The deal read off its definition, independently of triples.shuffle: a 32-bit LCG
+    (state = 1664525 * state + 1013904223 mod 2^32, Python's % for every step, each draw the
+    state's high 16 bits) driving a Fisher-Yates from the last card down with draw % (i + 1),
+    card 0 dealt first (to slot 0)."""
+    deck = list(cards)
     state = seed % 2**32
     for i in range(len(deck) - 1, 0, -1):
         state = (1664525 * state + 1013904223) % 2**32
         j = (state // 65536) % (i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+def naive_deal(variant: Variant, seed: int) -> list[str]:
+    """The deal of ``variant``'s factory order, shuffled by ``lcg_shuffle``."""
+    return lcg_shuffle(naive_factory_order(variant), seed)
 
 
 def naive_value_deck(variant: Variant, values: list[int]) -> list[str] | None:

@@ -8,9 +8,9 @@ cards, now and then a table that takes the whole deck at once.
 from __future__ import annotations
 
 import random
-from itertools import combinations
 from typing import Any
 
+from tests.helpers import slot_moves
 from triples.config import Variant
 from triples.table import Table
 
@@ -35,24 +35,25 @@ def random_variant(rng: random.Random) -> Variant:
 
 
 def brute_best(table: Table) -> int:
-    """The best total cleared by trying every slot move of every position: memoised on the
-    stock position and the table's values as a multiset (which slot holds which value changes
-    nothing that can follow)."""
+    """The exact best the obvious way: every slot move of every position (``slot_moves``),
+    played with the real refill rule on a slot-by-slot copy of the table, memoised on the stock
+    position and the table's values as a multiset (which slot holds which value changes nothing
+    that can follow). Nothing here knows about value space, bounds or packing."""
     k, target, deck = table.variant.per_move, table.variant.target, table.deck_values
     memo: dict[tuple[int, tuple[int, ...]], int] = {}
 
     def more(p: int, values: tuple[int, ...]) -> int:
         key = (p, tuple(sorted(values)))
-        if key in memo:
-            return memo[key]
+        found = memo.get(key)
+        if found is not None:
+            return found
         found = 0
-        for move in combinations([i for i, v in enumerate(values) if v], k):
-            if sum(values[i] for i in move) == target:
-                after, q = list(values), p
-                for i in move:  # refilled in increasing slot order
-                    after[i] = deck[q] if q < len(deck) else 0
-                    q += q < len(deck)
-                found = max(found, k + more(q, tuple(after)))
+        for move in slot_moves(values, k, target):
+            after, q = list(values), p
+            for i in move:  # refilled in increasing slot order
+                after[i] = deck[q] if q < len(deck) else 0
+                q += q < len(deck)
+            found = max(found, k + more(q, tuple(after)))
         memo[key] = found
         return found
 

@@ -3,7 +3,7 @@
 
 Without Chromium (or Playwright) these tests skip, saying how to install it; with
 TRIPLES_REQUIRE_BROWSER=1 (set by .ci/run) they fail instead. TRIPLES_CHROMIUM names another
-browser binary. Each test leaves a screenshot of its last screen in its pytest temp dir.
+browser binary. A test that fails leaves a screenshot of its last screen in its pytest temp dir.
 """
 
 from __future__ import annotations
@@ -122,17 +122,27 @@ def browser(server: str) -> Iterator[Any]:
         chromium.close()
 
 
-@pytest.fixture
-def page(browser: Any, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    """A fresh laptop-sized page; its last screen is saved as tmp_path/<test>.png."""
+@pytest.fixture(scope="module")
+def laptop(browser: Any) -> Iterator[Any]:
+    """One laptop-sized browser context for the module's pages: the explorer keeps nothing in
+    the browser (a game lives in the address and the server), so pages need no context each."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
-    tab = context.new_page()
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(laptop: Any, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """A fresh laptop-sized page; when its test fails, its last screen is saved as tmp_path/<test>.png."""
+    tab = laptop.new_page()
     tab.set_default_timeout(WAIT_MS)
     errors: list[str] = []
     tab.on("pageerror", lambda error: errors.append(str(error)))
     yield tab
-    tab.screenshot(path=str(tmp_path / f"{request.node.name}.png"), full_page=True)
-    context.close()
+    report = getattr(request.node, "report_call", None)  # set by tests/conftest.py
+    if report is None or report.failed:
+        tab.screenshot(path=str(tmp_path / f"{request.node.name}.png"), full_page=True)
+    tab.close()
     assert errors == [], "the page's script failed"
 
 

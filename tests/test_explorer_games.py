@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from tests.helpers import SPEC_SECTION_9
-from tests.test_explorer import browser, expect, page, server, settle  # noqa: F401 (fixtures)
+from tests.test_explorer import browser, expect, laptop, page, server, settle  # noqa: F401 (fixtures)
 from triples import run
 
 FULL_DEAL = SPEC_SECTION_9[0][0]

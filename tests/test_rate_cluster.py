@@ -1,20 +1,20 @@
 """``triples rate --scheduler``: rows on a Dask cluster equal ``--jobs 1``; resume, a worker that
 dies, Ctrl-C, an unreachable scheduler; and a plain ``triples rate`` never loads Dask.
 
-One LocalCluster of two worker processes (one thread each) serves the module; the command runs
-in subprocesses that connect to it, as it would to a cluster on other hosts.
+One LocalCluster of two worker processes (one thread each; the ``cluster`` fixture of conftest)
+serves the module; the command runs in subprocesses that connect to it, as it would to a
+cluster on other hosts.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,26 +23,11 @@ import psutil
 import pytest
 from distributed import Client, LocalCluster
 
+from tests.processes import EXIT_WITHIN, start, wait_for_rows
 from tests.test_rate import RATE, SPEED, jsonl_rows, rate_cli
 from triples import __version__
 from triples.config import variant_named
 from triples.rate import rate_seeds
-
-CTRL_C_ON = (  # Python keeps SIGINT ignored if it started ignored (as in a background job)
-    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "from triples.cli import main; sys.exit(main(sys.argv[1:]))"
-)
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[tuple[LocalCluster, Client]]:
-    with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL
-        ) as local,
-        Client(local, set_as_default=False) as client,
-    ):
-        yield local, client
 
 
 def reference(variant: str, first: int, last: int) -> list[tuple[Any, ...]]:
@@ -166,13 +151,6 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2_within_the_timeout(tmp_
     assert not (tmp_path / "rows").exists()
 
 
-def wait_for_rows(path: Path, child: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
-    while not (path.exists() and path.stat().st_size) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert child.poll() is None, child.communicate()
-
-
 def check_interrupted_output(child: subprocess.Popen[str], rows: Path) -> str:
     """The summary, once checked to be that of an interrupted run that kept whole rows."""
     out, err = child.communicate(timeout=60)
@@ -188,17 +166,38 @@ def check_interrupted_output(child: subprocess.Popen[str], rows: Path) -> str:
     return err
 
 
-def test_ctrl_c_keeps_the_rows_and_cancels_the_clusters_tasks(
+def held_on_workers(client: Client) -> dict[str, set[int]]:
+    """The seeds each run's tasks have finished, as the cluster's workers hold them."""
+
+    def held() -> dict[str, list[int]]:  # defined in here, so that Dask sends it to the workers by value
+        from triples.rate.cluster import WORKER_ROWS
+
+        with WORKER_ROWS.lock:
+            return {run: [row.seed for task in tasks for row in task.rows] for run, tasks in WORKER_ROWS.runs.items()}
+
+    found: dict[str, set[int]] = {}
+    for runs in client.run(held).values():
+        for run, seeds in runs.items():
+            found.setdefault(run, set()).update(seeds)
+    return found
+
+
+def test_ctrl_c_keeps_every_row_finished_on_the_workers_and_cancels_the_clusters_tasks(
     cluster: tuple[LocalCluster, Client], tmp_path: Path
 ) -> None:
-    local, _ = cluster
+    local, client = cluster
+    earlier = set(held_on_workers(client))
     rows = tmp_path / "rows"
-    child = subprocess.Popen([sys.executable, "-c", CTRL_C_ON, "rate", "--seeds", "0-100000", "--format", "jsonl",
-                              "--out", "rows", "--scheduler", local.scheduler_address], cwd=tmp_path, text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    # --fair: slow rows, so that a task (8 of them) is often still running when the signal comes
+    child = start(["rate", "--seeds", "0-100000", "--fair", "--format", "jsonl", "--out", "rows",
+                   "--scheduler", local.scheduler_address], tmp_path)  # fmt: skip
     wait_for_rows(rows, child)
+    time.sleep(0.5)
+    finished = {seed for run, seeds in held_on_workers(client).items() if run not in earlier for seed in seeds}
     os.killpg(child.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the command's whole process group
     check_interrupted_output(child, rows)
+    assert finished
+    assert finished <= {row["seed"] for row in jsonl_rows(rows.read_text())}  # every row finished before the signal
     deadline = time.monotonic() + 20
     while local.scheduler.tasks and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -207,9 +206,8 @@ def test_ctrl_c_keeps_the_rows_and_cancels_the_clusters_tasks(
 
 def test_ctrl_c_on_a_local_cluster_stops_its_workers_quietly(tmp_path: Path) -> None:
     rows = tmp_path / "rows"
-    child = subprocess.Popen([sys.executable, "-c", CTRL_C_ON, "rate", "--seeds", "0-100000", "--format", "jsonl",
-                              "--out", "rows", "--scheduler", "local:2"], cwd=tmp_path, text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    child = start(["rate", "--seeds", "0-100000", "--format", "jsonl", "--out", "rows", "--scheduler", "local:2"],
+                  tmp_path)  # fmt: skip
     wait_for_rows(rows, child)
     os.killpg(child.pid, signal.SIGINT)  # the local workers get it too, and leave it to the command
     assert "s, 2 workers, local cluster)" in check_interrupted_output(child, rows)
@@ -272,3 +270,61 @@ def test_grouped_batches_give_the_rows_of_single_batches(cluster: tuple[LocalClu
     assert [[row.seed for row in rows] for rows in on_cluster] == [[row.seed for row in rows] for rows in in_process]
     strip = [[(r.seed, r.autoplay, r.best, r.gap, r.won, r.states) for r in rows] for rows in on_cluster]
     assert strip == [[(r.seed, r.autoplay, r.best, r.gap, r.won, r.states) for r in rows] for rows in in_process]
+
+
+def test_a_stop_keeps_the_rows_a_task_still_running_has_finished(
+    cluster: tuple[LocalCluster, Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One task rates seeds 1-3 at once, then seed 0 for three seconds. A stop a second in
+    yields rows 1-3, finished on the worker although the task's result never came."""
+    from triples.rate import rows as rate_rows
+    from triples.rate.cluster import OnCluster
+    from triples.rate.interrupts import StopSignals
+    from triples.rate.rows import RateOptions
+
+    def slow_seed_zero(add: bool) -> None:  # defined in here, so that Dask sends it to the workers by value
+        from triples.rate import rows
+
+        if add:
+            rows.COLUMNS["slow"] = rows.Column("slow", bool, 4)
+            rows.ANALYSES["slow"] = lambda variant, row: time.sleep(3 if row.seed == 0 else 0) or True
+        else:
+            rows.COLUMNS.pop("slow", None)
+            rows.ANALYSES.pop("slow", None)
+
+    client = cluster[1]
+    monkeypatch.setitem(rate_rows.COLUMNS, "slow", rate_rows.Column("slow", bool, 4))
+    client.run(slow_seed_zero, True)
+    try:
+        stop = StopSignals()  # not entered: no handlers; the stop is set by hand below
+        rated = OnCluster(client, "test").rate(RateOptions("sum15", "high", ("slow",)), [[1, 2, 3, 0]], stop)
+        timer = threading.Timer(1.0, setattr, (stop, "signum", signal.SIGTERM))
+        timer.start()
+        began = time.monotonic()
+        batches = list(rated)
+        timer.join()
+    finally:
+        client.run(slow_seed_zero, False)
+    assert time.monotonic() - began < 1.0 + EXIT_WITHIN
+    assert [[(row.seed, row.extra["slow"]) for row in rows] for rows in batches] == [[(1, True), (2, True), (3, True)]]
+    assert [(r.seed, r.autoplay, r.best, r.gap, r.won, r.states) for r in batches[0]] == reference("sum15", 1, 3)
+
+
+def test_a_worker_keeps_running_tasks_rows_and_drops_those_of_tasks_ended_a_while_ago(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from triples.rate import cluster as on_cluster
+    from triples.rate.rows import RateOptions, rate_batch
+
+    one, two = rate_batch(RateOptions("sum15", "high"), [1, 2])
+    held = on_cluster.WorkerRows()
+    ended = held.start_task("run-a")
+    held.add(ended, one)
+    held.end_task(ended)
+    running = held.start_task("run-b")
+    held.add(running, two)
+    assert (held.finished("run-a"), held.finished("run-b"), held.finished("run-c")) == ([one], [two], [])
+    monkeypatch.setattr(on_cluster, "ENDED_KEPT_FOR", 0.0)
+    held.start_task("run-b")  # a task starting looks at what is held
+    assert (held.finished("run-a"), held.finished("run-b")) == ([], [two])
+    assert set(held.runs) == {"run-b"}

@@ -20,17 +20,13 @@ from typing import Any
 import orjson
 import pytest
 
+from tests import processes
+from tests.processes import EXIT_WITHIN, descendants, left_running, stopped, wait_for_rows
 from triples.rate.interrupts import Stop, StopSignals
 from triples.rate.rows import RateOptions, rate_batch, row_values
 
-# Ctrl-C turned back on: a child started from a background job would inherit it ignored.
-COMMAND = (
-    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "from triples.cli import main; sys.exit(main(sys.argv[1:]))"
-)
 VARIANT, LAST = "classic", 99_999  # a range no run here finishes: the signal always lands mid-run
 EXECUTORS = {"jobs-1": ["--jobs", "1"], "jobs-2": ["--jobs", "2"], "local-2": ["--scheduler", "local:2"]}
-EXIT_WITHIN = 4.0  # seconds; the contract is 2, the margin is for a loaded machine
 RANDOM = random.Random(20)
 
 
@@ -52,48 +48,7 @@ def comparable(row: dict[str, Any]) -> dict[str, Any]:
 
 def start(tmp_path: Path, executor: list[str]) -> subprocess.Popen[str]:
     args = ["rate", "--variant", VARIANT, "--seeds", f"0-{LAST}", "--format", "jsonl", "--out", "rows", *executor]
-    return subprocess.Popen([sys.executable, "-c", COMMAND, *args], cwd=tmp_path, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
-
-
-def wait_for_rows(path: Path, child: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
-    while not (path.exists() and path.stat().st_size) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert child.poll() is None, child.communicate()
-
-
-def descendants(pid: int) -> set[int]:
-    """Every live process below ``pid``, from the process table (/proc)."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a process that is not a zombie (a zombie no longer runs)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def left_running(pids: set[int], within: float) -> set[int]:
-    deadline = time.monotonic() + within
-    while any(running(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return {pid for pid in pids if running(pid)}
+    return processes.start(args, tmp_path)
 
 
 def file_rows(path: Path) -> list[dict[str, Any]]:
@@ -112,13 +67,7 @@ def test_a_stop_signal_at_a_random_moment_keeps_every_row_and_resume_completes_t
     wait_for_rows(out, child)
     time.sleep(RANDOM.uniform(0.0, 0.6))
     workers = descendants(child.pid)
-    if signum == signal.SIGINT:
-        os.killpg(child.pid, signum)  # as a terminal's Ctrl-C: the whole process group
-    else:
-        os.kill(child.pid, signum)  # as kill PID: the command alone
-    sent = time.monotonic()
-    _, err = child.communicate(timeout=60)
-    took = time.monotonic() - sent
+    _, err, took = stopped(child, signum)  # Ctrl-C to the process group, SIGTERM to the command
     assert child.returncode == 128 + signum, err
     assert took < EXIT_WITHIN
     assert left_running(workers, 2.0) == set()
@@ -171,9 +120,13 @@ def test_a_signal_is_noted_not_raised_outside_raising() -> None:
 
 
 def test_a_signal_raises_stop_inside_raising() -> None:
-    with StopSignals() as stop, pytest.raises(Stop) as caught, stop.raising():
-        os.kill(os.getpid(), signal.SIGHUP)
-        time.sleep(1)  # interrupted by the handler's raise
+    previous = signal.signal(signal.SIGHUP, signal.SIG_DFL)  # not ignored, even when the tests run under nohup
+    try:
+        with StopSignals() as stop, pytest.raises(Stop) as caught, stop.raising():
+            os.kill(os.getpid(), signal.SIGHUP)
+            time.sleep(1)  # interrupted by the handler's raise
+    finally:
+        signal.signal(signal.SIGHUP, previous)
     assert (caught.value.signum, stop.exit_status) == (signal.SIGHUP, 129)
 
 

@@ -3,22 +3,25 @@ and one-line refusals."""
 
 from __future__ import annotations
 
+import os
+import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
 
-from triples import cli
+from tests.processes import EXIT_WITHIN, descendants, left_running, start, stopped, wait_for_rows
+from triples import __version__, cli
 from triples.config import variant_named
 from triples.rate import Row, Summary
 from triples.rate.summary import rate_with_interval
 
-SWEEP = [sys.executable, "-m", "triples", "sweep"]
+if TYPE_CHECKING:
+    from distributed import Client, LocalCluster
 
 
 def sweep_jsonl(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[list[dict[str, Any]], list[str]]:
@@ -144,26 +147,139 @@ def test_resume_of_a_table_and_refusal_of_another_run(tmp_path: Path, capsys: py
     assert out.read_text() == whole
 
 
-def test_an_interrupted_sweep_keeps_finished_rule_sets_and_goes_on(tmp_path: Path) -> None:
+def test_rows_by_another_version_are_refused_and_the_file_left_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "sweep.jsonl"
-    args = [*SWEEP, "--variant", "classic", "--vary", "target=16..25", "--seeds", "1-40", "--format", "jsonl"]
-    args += ["--jobs", "1", "--out", str(out)]
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 1):
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130, stderr
-    assert f"interrupted (SIGINT): {out} holds every finished rule set; the same command goes on\n" in stderr
-    kept = out.read_text()
-    assert kept.endswith("\n") and 1 <= kept.count("\n") < 10
-    assert all(orjson.loads(line)["deals"] == 40 for line in kept.splitlines())
-    done = subprocess.run(args, capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr
-    rows = [orjson.loads(line) for line in out.read_text().splitlines()]
-    assert [row["target"] for row in rows] == list(range(16, 26))
-    assert out.read_text().startswith(kept)
+    args = ["sweep", "--variant", "sum15", "--vary", "target=14,15", "--seeds", "1-3", "--format", "jsonl"]
+    assert cli.main([*args, "--jobs", "1", "--out", str(out)]) == 0
+    first, second = out.read_text().splitlines()
+    assert orjson.loads(first)["version"] == __version__
+    older = orjson.dumps(orjson.loads(first) | {"version": "0.0.1"}).decode()
+    # One row by another version, and the next cut off by a kill: nothing of it may change.
+    made = f"{older}\n{second[:12]}"
+    out.write_text(made)
+    capsys.readouterr()
+    assert cli.main([*args, "--jobs", "1", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"triples sweep: error: --out {out} holds sum15(target=14) rated by triples 0.0.1, "
+        f"not {__version__}: use a new file\n"
+    )
+    assert out.read_text() == made
+
+
+def reference_rows(capsys: pytest.CaptureFixture[str], last: int) -> list[dict[str, Any]]:
+    """The rows of an uninterrupted sweep of classic's target from 16 to ``last`` on seeds 1-20
+    (rated in this process, each rule set once for all tests)."""
+    missing = [target for target in range(16, last + 1) if target not in REFERENCE]
+    if missing:
+        rows, _ = sweep_jsonl(capsys, "--variant", "classic", "--vary", f"target={','.join(map(str, missing))}",
+                              "--seeds", "1-20")  # fmt: skip
+        REFERENCE.update((row["target"], row) for row in rows)
+    return [REFERENCE[target] for target in range(16, last + 1)]
+
+
+REFERENCE: dict[int, dict[str, Any]] = {}
+# A sweep no run here finishes (984 rule sets), so the signal always lands mid-run.
+ENDLESS = ["sweep", "--variant", "classic", "--vary", "target=16..999", "--seeds", "1-20", "--format", "jsonl"]
+RANDOM = random.Random(22)
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+CASES = [*((executor, signum) for executor in ("jobs-1", "jobs-2") for signum in SIGNALS), ("cluster", signal.SIGTERM)]
+
+
+def executor_options(executor: str, request: pytest.FixtureRequest) -> list[str]:
+    if executor == "cluster":
+        local, _ = request.getfixturevalue("cluster")
+        return ["--scheduler", local.scheduler_address]
+    return ["--jobs", executor.removeprefix("jobs-")]
+
+
+def started_with_workers(args: list[str], tmp_path: Path, workers: bool) -> tuple[subprocess.Popen[str], set[int]]:
+    """The sweep started, once it has written a row and a little after, and (with a pool) while
+    its worker processes are up; with the pids of those workers."""
+    child = start(args, tmp_path)
+    wait_for_rows(tmp_path / "rows", child)
+    time.sleep(RANDOM.uniform(0.0, 0.3))
+    found = descendants(child.pid)
+    deadline = time.monotonic() + 30
+    while workers and not found and time.monotonic() < deadline:  # between two rule sets' pools
+        time.sleep(0.01)
+        found = descendants(child.pid)
+    assert child.poll() is None and (found or not workers)
+    return child, found
+
+
+@pytest.mark.parametrize(("executor", "signum"), CASES, ids=[f"{e}-{s.name}" for e, s in CASES])
+def test_a_stop_signal_keeps_every_finished_rule_set_and_resume_completes_the_sweep(
+    executor: str,
+    signum: signal.Signals,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    options = executor_options(executor, request)
+    child, workers = started_with_workers([*ENDLESS, "--out", "rows", *options], tmp_path, executor == "jobs-2")
+    _, err, took = stopped(child, signum)  # Ctrl-C and a hang-up to the process group, SIGTERM to the command
+    assert child.returncode == 128 + signum, err
+    assert took < EXIT_WITHIN
+    assert left_running(workers, 2.0) == set()
+    assert "Traceback" not in err
+    out = tmp_path / "rows"
+    kept = [orjson.loads(line) for line in out.read_text().splitlines()]  # every line whole, or this fails
+    targets = [row["target"] for row in kept]
+    assert targets == list(range(16, 16 + len(kept)))  # in order, none twice
+    report = err.splitlines()
+    assert report[4] == f"rule sets: {len(kept)} of 984"  # what it kept is what it says it kept
+    assert report[-1] == f"interrupted ({signum.name}): rows holds every finished rule set; the same command goes on"
+    if executor == "cluster":  # the run's tasks are cancelled on the cluster
+        scheduler = request.getfixturevalue("cluster")[0].scheduler
+        deadline = time.monotonic() + 20
+        while scheduler.tasks and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not scheduler.tasks
+    # Resumed over the rule sets it got through and two more, the file holds exactly the rows of
+    # an uninterrupted sweep, each once; only the two missing rule sets are rated.
+    last = targets[-1] + 2
+    capsys.readouterr()
+    resume = [*ENDLESS[:4], f"target=16..{last}", *ENDLESS[5:], "--out", str(out), "--jobs", "1"]
+    assert cli.main(resume) == 0
+    resumed = capsys.readouterr().err
+    assert f"rule sets: {len(kept) + 2} of {len(kept) + 2}\nresumed: {len(kept)} rule sets already in" in resumed
+    assert "(40 new deals in " in resumed
+    assert [orjson.loads(line) for line in out.read_text().splitlines()] == reference_rows(capsys, last)
+
+
+def test_workers_exit_when_the_sweep_is_killed(tmp_path: Path) -> None:
+    child, workers = started_with_workers([*ENDLESS, "--out", "rows", "--jobs", "2"], tmp_path, workers=True)
+    os.kill(child.pid, signal.SIGKILL)
+    child.communicate(timeout=30)
+    assert left_running(workers, 5.0) == set()
+
+
+def test_a_sweep_on_a_cluster_gives_the_rows_of_jobs_1_and_resumes_by_rule_set(
+    cluster: tuple[LocalCluster, Client], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    address = cluster[0].scheduler_address
+    args = ["sweep", "--variant", "classic", "--vary", "target=19..21", "--vary", "slots=9,10", "--seeds", "1-12"]
+    args += ["--format", "csv"]
+    whole = tmp_path / "jobs-1.csv"
+    assert cli.main([*args, "--jobs", "1", "--out", str(whole)]) == 0
+    in_process = capsys.readouterr().err.splitlines()
+    assert cli.main([*args, "--scheduler", address]) == 0
+    out, err = capsys.readouterr()
+    assert out == whole.read_text()  # every row, in the same order, to the last digit
+    assert len(out.splitlines()) == 1 + 6
+    assert err.splitlines()[:-1] == in_process[:-1]
+    assert err.splitlines()[-1].endswith(f"s, 2 workers, scheduler {address})")
+    # Resume on the cluster: two rule sets done, the run killed while writing the third.
+    lines = whole.read_text().splitlines(keepends=True)
+    partial = tmp_path / "cluster.csv"
+    partial.write_text("".join(lines[:3]) + lines[3][:15])
+    assert cli.main([*args, "--scheduler", address, "--out", str(partial)]) == 0
+    report = capsys.readouterr().err
+    assert partial.read_text() == whole.read_text()
+    assert "rule sets: 6 of 6\nresumed: 2 rule sets already in" in report
+    assert "(48 new deals in " in report
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,10 @@
 from __future__ import annotations
 
-from itertools import combinations
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.helpers import SEED1
+from tests.helpers import SEED1, slot_moves
 from triples import rules
 from triples.cards import Card
 from triples.config import VARIANTS, variant_named
@@ -100,9 +98,7 @@ def test_legal_move_comes_back_sorted() -> None:
 
 
 def brute_force_moves(table: Table) -> list[Move]:
-    occupied = [s for s, v in enumerate(table.values) if v]
-    k, target = table.variant.per_move, table.variant.target
-    return [Move(c) for c in combinations(occupied, k) if sum(table.values[s] for s in c) == target]
+    return [Move(c) for c in slot_moves(table.values, table.variant.per_move, table.variant.target)]
 
 
 def test_seed1_moves_by_hand() -> None:

@@ -29,6 +29,7 @@ from tests.helpers import SEED1, SEED1_TABLE
 from triples import __version__, cli, run
 from triples.service import ServiceSettings, create_app, gate
 from triples.service import app as service_app
+from triples.session import OPERATIONS, Args, Operation, Session, operation
 
 MIB = 1024 * 1024
 TIMEOUT = 30
@@ -192,20 +193,21 @@ QUICK_CASES = {
 }
 
 
-class Declared:
-    def __init__(self, cheap: bool) -> None:
-        self.cheap = cheap
+def test_an_operation_runs_in_the_event_loop_only_when_registered_as_cheap(monkeypatch: pytest.MonkeyPatch) -> None:
+    def handler(session: Session, args: Any) -> str:
+        return "done"
 
-
-def test_an_operation_runs_in_the_event_loop_only_when_declared_cheap(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(gate.OPERATIONS, "declared_cheap", Declared(cheap=True))
-    monkeypatch.setitem(gate.OPERATIONS, "declared_costly", Declared(cheap=False))
-    monkeypatch.setitem(gate.OPERATIONS, "undeclared", object())  # a new operation, its cost not said
-    assert [gate.quick([[name, "g"]]) for name in ("declared_cheap", "declared_costly", "undeclared")] == [
-        True,
-        False,
-        False,
-    ]
+    for name in ("new_cheap", "new_costly"):
+        monkeypatch.setitem(OPERATIONS, name, OPERATIONS["status"])  # removed again after the test
+    operation("new_cheap", cost="cheap")(handler)
+    operation("new_costly", cost="search")(handler)
+    assert [gate.quick([[name, "g"]]) for name in ("new_cheap", "new_costly")] == [True, False]
+    # A new operation cannot leave its cost unsaid, so none reaches the event loop unjudged.
+    with pytest.raises(TypeError, match="cost"):
+        operation("new_undeclared")(handler)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="cost"):
+        Operation("new_undeclared", Args, handler)  # type: ignore[call-arg]
+    assert "new_undeclared" not in OPERATIONS
 
 
 @pytest.mark.parametrize(("operations", "quick"), QUICK_CASES.values(), ids=QUICK_CASES.keys())

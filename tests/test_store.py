@@ -150,29 +150,19 @@ def test_a_stored_seed_is_a_lookup_not_a_search(
     assert rated == [1, 2, 3] and [row["seed"] for row in fair] == [1, 2, 3]
 
 
-def run_triples(*args: str, out: IO[str] | int = subprocess.PIPE) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "triples", *args], stdout=out, stderr=subprocess.PIPE, text=True)
+def on_pairs(command: str, db: str, *args: str, out: IO[str] | int = subprocess.PIPE) -> subprocess.Popen[str]:
+    """``triples COMMAND`` on pairs in a process of its own, with the store ``db``, one job, JSON lines."""
+    common = ["--variant", "pairs", *args, "--db", db, "--jobs", "1", "--format", "jsonl"]
+    return subprocess.Popen(
+        [sys.executable, "-m", "triples", command, *common], stdout=out, stderr=subprocess.PIPE, text=True
+    )
 
 
 def test_one_writer_and_several_readers_at_once_lose_and_tear_nothing(tmp_path: Path) -> None:
     db = str(tmp_path / "shared.db")
-    last = 1200
+    last = 600  # readers start at row 100, so the writer still has most of its rows to go
     printed = (tmp_path / "printed.jsonl").open("w+")  # a file, not a pipe nobody reads while it runs
-    writer = run_triples(
-        "rate",
-        "--variant",
-        "pairs",
-        "--difficulty",
-        "--seeds",
-        f"1-{last}",
-        "--db",
-        db,
-        "--jobs",
-        "1",
-        "--format",
-        "jsonl",
-        out=printed,
-    )
+    writer = on_pairs("rate", db, "--difficulty", "--seeds", f"1-{last}", out=printed)
     options = RateOptions("pairs", "high", DIFFICULTY_COLUMNS)
     deadline = time.monotonic() + TIMEOUT
     while writer.poll() is None and time.monotonic() < deadline:  # readers start once rows are coming in
@@ -188,40 +178,8 @@ def test_one_writer_and_several_readers_at_once_lose_and_tear_nothing(tmp_path: 
     while writer.poll() is None or readers_done < 2:
         during_writing += writer.poll() is None
         readers = [
-            run_triples(
-                "pick",
-                "--variant",
-                "pairs",
-                "--band",
-                "easy",
-                "--count",
-                "40",
-                "--seeds",
-                f"1-{last}",
-                "--db",
-                db,
-                "--jobs",
-                "1",
-                "--format",
-                "jsonl",
-            ),
-            run_triples(
-                "calendar",
-                "--variant",
-                "pairs",
-                "--pattern",
-                "easy",
-                "--start",
-                "2026-01-05",
-                "--days",
-                "20",
-                "--db",
-                db,
-                "--jobs",
-                "1",
-                "--format",
-                "jsonl",
-            ),
+            on_pairs("pick", db, "--band", "easy", "--count", "40", "--seeds", f"1-{last}"),
+            on_pairs("calendar", db, "--pattern", "easy", "--start", "2026-01-05", "--days", "20"),
         ]
         picked, days = (reader.communicate(timeout=TIMEOUT) for reader in readers)
         assert [reader.returncode for reader in readers] == [0, 0], (picked[1], days[1])

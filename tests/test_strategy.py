@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests import helpers
 from triples import rules, run, strategy
 from triples.cards import Card
 from triples.config import VARIANTS, variant_named
@@ -51,16 +52,9 @@ def all_slot_combinations(table: Table) -> list[SlotMove]:
 
 
 def slot_pairs_and_third(table: Table) -> list[SlotMove]:
-    """k = 3: every pair of occupied slots, with each later slot that completes the sum."""
-    values, target = table.values, table.variant.target
-    occupied = [s for s, v in enumerate(values) if v]
-    holding: dict[int, list[int]] = {}
-    for s in occupied:
-        holding.setdefault(values[s], []).append(s)
-    moves = []
-    for a, b in combinations(occupied, 2):
-        moves += [(a, b, c) for c in holding.get(target - values[a] - values[b], ()) if c > b]
-    return moves
+    """Every k - 1 occupied slots with each later slot that completes the sum (for k = 3, every
+    pair and a matching third slot)."""
+    return list(helpers.slot_moves(table.values, table.variant.per_move, table.variant.target))
 
 
 def slot_moves(table: Table) -> list[SlotMove]:

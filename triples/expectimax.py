@@ -22,12 +22,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from triples import caches, deadline, search
 from triples.config import Variant
 from triples.derived import derived
 
 Combo = tuple[int, ...]
+# What a state is worth: expected cards cleared, or that and the chance of a clear (``ExpectimaxWin``).
+Value = TypeVar("Value", float, complex)
+# The recursion: (key, its mirror key, cards on the table, cards unseen) -> the state's worth.
+Recursion = Callable[[int, int, int, int], Value]
+# A decision node's worth, given the recursion for its children and the node's four numbers.
+Decide = Callable[[Recursion[Value], int, int, int, int], Value]
 
 # The exact memo is kept between moves and games; past this size its oldest entries go first.
 MEMO_LIMIT = 1_000_000
@@ -137,6 +144,49 @@ def most_in_play(variant: Variant) -> tuple[int, ...]:
 packing_for = caches.per_variant("fair packings", _build_packing)
 
 
+def _recursion(
+    packing: Packing,
+    memo: dict[int, Value],
+    zero: Value,
+    decide: Decide[Value],
+) -> Recursion[Value]:
+    """The memoised recursion over (key, its mirror key, cards on the table, cards unseen).
+    A chance node (the table has room while cards are unseen) is the average over its draws,
+    written here; a decision node's worth is ``decide``'s, given the recursion to call on the
+    moves' children (each goal picks its own best move). ``zero`` is the nothing of the goal."""
+    slots, mask = packing.slots, packing.unseen_mask
+    draws = tuple((shift, add, mirror_add) for _, shift, add, mirror_add in packing.draws)
+
+    def value(key: int, mirror_key: int, n: int, u: int) -> Value:
+        if mirror_key < key:
+            # Worked out from the smaller of the two images, always: a state's value is then
+            # the same float whichever image was met first (its sums in one order).
+            key, mirror_key = mirror_key, key
+        found = memo.get(key)
+        if found is not None:
+            return found
+        if u and n < slots:
+            total = zero
+            for shift, add, mirror_add in draws:
+                count = (key >> shift) & mask
+                if count:
+                    # Most children are memo hits: look them up here, not in a call.
+                    child, mirror_child = key + add, mirror_key + mirror_add
+                    found = memo.get(child if child < mirror_child else mirror_child)
+                    if found is None:
+                        found = value(child, mirror_child, n + 1, u - 1)
+                    total += count * found
+            result = total / u
+        else:
+            result = decide(value, key, mirror_key, n, u)
+        memo[key] = result
+        if not len(memo) & CHECK_EVERY:
+            deadline.check()
+        return result
+
+    return value
+
+
 class Expectimax:
     """Exact optimal fair play for one variant: ``expected`` is the largest expected number of
     cards a player who cannot see the stock still clears. One memo serves every position."""
@@ -149,8 +199,9 @@ class Expectimax:
         packing, k = self.packing, self.packing.per_move
         # Two walks over the one memo, each with bounds true of the states it meets (the
         # entries are exact either way): positions of play, and any counts at all.
-        self._in_play = self._expected_function(packing.most_in_play)
-        self._any_counts = self._expected_function(tuple(c // k * k for c in range(packing.deck_size + 1)))
+        self._in_play = _recursion(packing, self.memo, 0.0, self._best_move(packing.most_in_play))
+        every = tuple(c // k * k for c in range(packing.deck_size + 1))
+        self._any_counts = _recursion(packing, self.memo, 0.0, self._best_move(every))
 
     def most(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> int:
         """An upper bound on the cards still cleared from this state, whatever is drawn."""
@@ -171,7 +222,7 @@ class Expectimax:
             return self._in_play, packing.most_in_play
         if cards > size:  # more cards than the deck holds: a walk with room for them
             every = tuple(c // k * k for c in range(cards + 1))
-            return self._expected_function(every), every
+            return _recursion(packing, self.memo, 0.0, self._best_move(every)), every
         return self._any_counts, tuple(c // k * k for c in range(size + 1))
 
     def expected(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> float:
@@ -202,57 +253,35 @@ class Expectimax:
                         break
         return out
 
-    def _expected_function(self, mosts: Sequence[int]) -> Callable[[int, int, int, int], float]:
-        """The memoised walk; ``mosts[c]`` bounds what a state with c cards left can still
+    def _best_move(self, mosts: Sequence[int]) -> Decide[float]:
+        """The decision node; ``mosts[c]`` bounds what a state with c cards left can still
         clear (see ``_bounds``)."""
         packing, memo = self.packing, self.memo
-        slots, k, guards, mask = packing.slots, packing.per_move, packing.guards, packing.unseen_mask
+        k, guards = packing.per_move, packing.guards
         moves = tuple((need, mirror_need) for _, need, mirror_need in packing.moves)
-        draws = tuple((shift, add, mirror_add) for _, shift, add, mirror_add in packing.draws)
 
-        def expected(key: int, mirror_key: int, n: int, u: int) -> float:
-            """(key, its mirror key, cards on the table, cards unseen): expected cards still cleared."""
-            if mirror_key < key:
-                # Worked out from the smaller of the two images, always: a state's float is
-                # then the same whichever image was met first (its sums in one order).
-                key, mirror_key = mirror_key, key
-            found = memo.get(key)
-            if found is not None:
-                return found
-            if u and n < slots:
-                total = 0.0
-                for shift, add, mirror_add in draws:
-                    count = (key >> shift) & mask
-                    if count:
-                        # Most children are memo hits: look them up here, not in a call.
-                        child, mirror_child = key + add, mirror_key + mirror_add
-                        found = memo.get(child if child < mirror_child else mirror_child)
-                        if found is None:
-                            found = expected(child, mirror_child, n + 1, u - 1)
-                        total += count * found
-                result = total / u
-            else:
-                result = 0.0
-                guarded = key | guards
-                # No line clears more than ``mosts`` allows: once a move reaches that, no
-                # other can beat it, and the maximum is the same float.
-                most = mosts[n + u]
-                for need, mirror_need in moves:
-                    if (guarded - need) & guards == guards:
-                        child, mirror_child = key - need, mirror_key - mirror_need
-                        found = memo.get(child if child < mirror_child else mirror_child)
-                        if found is None:
-                            found = expected(child, mirror_child, n - k, u)
-                        if found + k > result:
-                            result = found + k
-                            if result >= most:
-                                break
-            memo[key] = result
-            if not len(memo) & CHECK_EVERY:
-                deadline.check()
+        def best_move(
+            expected: Callable[[int, int, int, int], float], key: int, mirror_key: int, n: int, u: int
+        ) -> float:
+            """The decision node: the largest expected cards cleared over the playable moves.
+            No line clears more than ``mosts`` allows: once a move reaches that, no other can
+            beat it, and the maximum is the same float."""
+            result = 0.0
+            guarded = key | guards
+            most = mosts[n + u]
+            for need, mirror_need in moves:
+                if (guarded - need) & guards == guards:
+                    child, mirror_child = key - need, mirror_key - mirror_need
+                    found = memo.get(child if child < mirror_child else mirror_child)
+                    if found is None:
+                        found = expected(child, mirror_child, n - k, u)
+                    if found + k > result:
+                        result = found + k
+                        if result >= most:
+                            break
             return result
 
-        return expected
+        return best_move
 
 
 class ExpectimaxWin:
@@ -264,6 +293,7 @@ class ExpectimaxWin:
     def __init__(self, variant: Variant) -> None:
         self.packing = packing_for(variant)
         self.memo: dict[int, complex] = {}
+        self._value = _recursion(self.packing, self.memo, 0j, self._best_moves())
 
     def from_deal(self) -> complex:
         """The root chance node: every opening table, dealt from the whole deck."""
@@ -272,47 +302,32 @@ class ExpectimaxWin:
         return self.value([0] * len(deck), deck)
 
     def value(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> complex:
-        packing, memo = self.packing, self.memo
-        slots, k, guards, mask = packing.slots, packing.per_move, packing.guards, packing.unseen_mask
-        moves = tuple((need, mirror_need) for _, need, mirror_need in packing.moves)
-        draws = tuple((shift, add, mirror_add) for _, shift, add, mirror_add in packing.draws)
-
-        def value(key: int, mirror_key: int, n: int, u: int) -> complex:
-            canonical = key if key < mirror_key else mirror_key
-            found = memo.get(canonical)
-            if found is not None:
-                return found
-            if u and n < slots:
-                total = 0j
-                for shift, add, mirror_add in draws:
-                    count = (key >> shift) & mask
-                    if count:
-                        child, mirror_child = key + add, mirror_key + mirror_add
-                        found = memo.get(child if child < mirror_child else mirror_child)
-                        if found is None:
-                            found = value(child, mirror_child, n + 1, u - 1)
-                        total += count * found
-                result = total / u
-            else:
-                cleared, won = 0.0, 1.0 if n == 0 and u == 0 else 0.0
-                guarded = key | guards
-                for need, mirror_need in moves:
-                    if (guarded - need) & guards == guards:
-                        child, mirror_child = key - need, mirror_key - mirror_need
-                        found = memo.get(child if child < mirror_child else mirror_child)
-                        if found is None:
-                            found = value(child, mirror_child, n - k, u)
-                        if found.real + k > cleared:
-                            cleared = found.real + k
-                        if found.imag > won:
-                            won = found.imag
-                result = complex(cleared, won)
-            memo[canonical] = result
-            if not len(memo) & CHECK_EVERY:
-                deadline.check()
-            return result
-
-        key, mirror_key = packing.pack(table_counts, unseen_counts)
+        key, mirror_key = self.packing.pack(table_counts, unseen_counts)
         n, u = sum(table_counts[1:]), sum(unseen_counts[1:])
         with search.recursion_room(2 * (n + u)):
-            return value(key, mirror_key, n, u)
+            return self._value(key, mirror_key, n, u)
+
+    def _best_moves(self) -> Decide[complex]:
+        packing, memo = self.packing, self.memo
+        k, guards = packing.per_move, packing.guards
+        moves = tuple((need, mirror_need) for _, need, mirror_need in packing.moves)
+
+        def best_moves(
+            value: Callable[[int, int, int, int], complex], key: int, mirror_key: int, n: int, u: int
+        ) -> complex:
+            """The decision node, each goal maximised over the playable moves on its own."""
+            cleared, won = 0.0, 1.0 if n == 0 and u == 0 else 0.0
+            guarded = key | guards
+            for need, mirror_need in moves:
+                if (guarded - need) & guards == guards:
+                    child, mirror_child = key - need, mirror_key - mirror_need
+                    found = memo.get(child if child < mirror_child else mirror_child)
+                    if found is None:
+                        found = value(child, mirror_child, n - k, u)
+                    if found.real + k > cleared:
+                        cleared = found.real + k
+                    if found.imag > won:
+                        won = found.imag
+            return complex(cleared, won)
+
+        return best_moves

@@ -69,7 +69,7 @@ class Operation:
     name: str
     args: type[BaseModel]  # Args, or a model of its own for an operation that takes no game id
     handler: Handler
-    cost: Cost = "cheap"
+    cost: Cost  # no default, as in ``operation``
     # Read off the model once: pydantic's class-level ``model_fields`` is slow to reach per call.
     fields: tuple[str, ...] = dataclass_field(init=False)
     required: int = dataclass_field(init=False)

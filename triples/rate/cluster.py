@@ -4,10 +4,13 @@
 
 Imported only when ``--scheduler`` is given, so a plain ``triples rate`` never loads Dask. The
 batches are the process pool's, submitted as Dask tasks and collected in submission order, so
-the rows are the same. Dask reruns the tasks of a worker that dies; a stop signal cancels
+the rows are the same. Dask reruns the tasks of a worker that dies. A task's result comes back
+only when the task ends, so each worker also holds the rows of this run's tasks as they finish
+(``WorkerRows``): on a stop signal the command collects them from every worker, and a row
+finished before the signal is kept even when its task was still running. Then it cancels
 whatever the cluster still holds of this run, and a local cluster is closed at once (its worker
-processes also exit by themselves when the command dies). Workers import triples themselves: every worker needs the
-same version installed (each row carries the version that rated it).
+processes also exit by themselves when the command dies). Workers import triples themselves:
+every worker needs the same version installed (each row carries the version that rated it).
 """
 
 from __future__ import annotations
@@ -18,9 +21,12 @@ import math
 import os
 import signal
 import threading
+import time
+import uuid
 from collections import deque
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
 from typing import Any
@@ -30,9 +36,9 @@ from distributed import Client, Future, KilledWorker, LocalCluster
 from distributed.comm.core import connect as open_comm
 
 from triples.rate.errors import BadInput, ClusterError
-from triples.rate.executors import BATCHES_IN_FLIGHT_PER_JOB, POLL, RateBatch
+from triples.rate.executors import BATCHES_IN_FLIGHT_PER_JOB, POLL
 from triples.rate.interrupts import StopSignals
-from triples.rate.rows import RateOptions, Row, installed_version, rate_batch
+from triples.rate.rows import RateOptions, Row, installed_version, rate_rows
 
 # Dask's own reports (a worker lost and restarted, a closing comm) would mix with the summary
 # on stderr; what matters of them reaches the user as rows, or as one error line.
@@ -61,9 +67,77 @@ def batches_per_task(batch_count: int, workers: int) -> int:
     return max(1, min(MAX_BATCHES_PER_TASK, batch_count // (workers * TASKS_PER_WORKER)))
 
 
-def rate_each(rate: RateBatch, group: list[list[int]]) -> list[list[Row]]:
-    """One task's work: each of its batches rated as the pool rates it."""
-    return [rate(batch) for batch in group]
+# How long a worker keeps the rows of a task that has ended: its result is on its way to the
+# command, which on a stop may not have heard of it yet.
+ENDED_KEPT_FOR = 5.0  # seconds
+COLLECT_WITHIN = 1.0  # seconds: how long a stopped run waits for the workers' finished rows
+
+
+@dataclass
+class TaskRows:
+    rows: list[Row] = field(default_factory=list)
+    ended: float | None = None  # time.monotonic() when the task ended
+
+
+class WorkerRows:
+    """In a worker process: the rows each task of each run has finished so far, by run. A
+    task's rows are the same objects as its result, so holding them costs little; they are
+    dropped ``ENDED_KEPT_FOR`` seconds after the task ends (looked at whenever a task starts)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()  # tasks run on the worker's threads, a collection on its event loop
+        self.runs: dict[str, list[TaskRows]] = {}
+
+    def start_task(self, run: str) -> TaskRows:
+        held = TaskRows()
+        now = time.monotonic()
+        with self.lock:
+            for name, tasks in list(self.runs.items()):
+                tasks[:] = [task for task in tasks if task.ended is None or now - task.ended < ENDED_KEPT_FOR]
+                if not tasks:
+                    del self.runs[name]
+            self.runs.setdefault(run, []).append(held)
+        return held
+
+    def add(self, held: TaskRows, row: Row) -> None:
+        with self.lock:
+            held.rows.append(row)
+
+    def end_task(self, held: TaskRows) -> None:
+        with self.lock:
+            held.ended = time.monotonic()
+
+    def finished(self, run: str) -> list[Row]:
+        with self.lock:
+            return [row for task in self.runs.get(run, []) for row in task.rows]
+
+
+WORKER_ROWS = WorkerRows()
+
+
+def rate_each(run: str, options: RateOptions, group: list[list[int]]) -> list[list[Row]]:
+    """One task's work: each of its batches rated as the pool rates it, every row also held
+    in ``WORKER_ROWS`` under ``run`` as soon as it is finished."""
+    held = WORKER_ROWS.start_task(run)
+    try:
+        rated = []
+        for batch in group:
+            rows = []
+            for row in rate_rows(options, batch):
+                rows.append(row)
+                WORKER_ROWS.add(held, row)
+            rated.append(rows)
+        return rated
+    finally:
+        WORKER_ROWS.end_task(held)
+
+
+def finished_rows(run: str) -> list[Row]:
+    """Run on a worker (``Client.run``): the rows its tasks of ``run`` have finished."""
+    return WORKER_ROWS.finished(run)
+
+
+Submitted = tuple[Future[list[list[Row]]], list[list[int]]]  # a task, and the batches it rates
 
 
 class OnCluster:
@@ -87,29 +161,50 @@ class OnCluster:
 
     def rate(self, options: RateOptions, batches: Iterable[list[int]], stop: StopSignals) -> Iterator[list[Row]]:
         in_flight = self.workers * BATCHES_IN_FLIGHT_PER_JOB
-        rate = partial(rate_batch, options)
-        pending: deque[Future[list[list[Row]]]] = deque()  # submitted and not yet yielded, in order
+        run = uuid.uuid4().hex  # this call's tasks, among any other run's on the same workers
+        pending: deque[Submitted] = deque()  # submitted and not yet yielded, in order
         groups = grouped(batches, self.group)
         try:
             while not stop.stopped:
                 while len(pending) < in_flight and (group := next(groups, None)) is not None:
-                    pending.append(self.client.submit(rate_each, rate, group, pure=False))
+                    pending.append((self.client.submit(rate_each, run, options, group, pure=False), group))
                 if not pending:
                     return
-                if wait_done(pending[0], stop):
-                    yield from pending.popleft().result()
+                if wait_done(pending[0][0], stop):
+                    yield from pending.popleft()[0].result()
             # Stopped: what is finished already, in seed order; nothing more is waited for.
-            finished = [rows for future in pending if future.status == "finished" for rows in future.result()]
-            yield sorted((row for rows in finished for row in rows), key=lambda row: row.seed)
+            yield self.finished_at_stop(run, pending)
         except ImportError as exc:
             raise ClusterError(f"a worker cannot import triples ({exc}): {INSTALL_HINT}") from None
         except KilledWorker as exc:  # the same batch took down worker after worker
             raise ClusterError(f"the cluster gave up on a batch: {first_line(exc)}") from None
         finally:
-            unfinished = [future for future in pending if not future.done()]
+            unfinished = [future for future, _ in pending if not future.done()]
             if unfinished:
                 with suppress(Exception):  # best effort: a stopped run's tasks are dropped on closing too
                     self.client.cancel(unfinished, force=True)
+
+    def finished_at_stop(self, run: str, pending: Iterable[Submitted]) -> list[Row]:
+        """The finished rows of the tasks not yet yielded: those of whole tasks whose results
+        are here, and every row the workers hold of tasks still running (or whose end has not
+        reached the command yet); in seed order, each once."""
+        pending = list(pending)
+        due = {seed for _, group in pending for batch in group for seed in batch}
+        found: dict[int, Row] = {}
+        for future, _ in pending:
+            if future.status == "finished":
+                with suppress(Exception):  # its worker may be gone since; its rows may still be collected below
+                    found.update((row.seed, row) for rows in future.result() for row in rows)
+        try:
+            held: dict[str, object] = self.client.run(
+                finished_rows, run, on_error="return", callback_timeout=COLLECT_WITHIN
+            )
+        except Exception:  # best effort: a cluster too busy to answer keeps the rows it sent already
+            held = {}
+        for rows in held.values():
+            if isinstance(rows, list):  # not one worker's error
+                found.update((row.seed, row) for row in rows if row.seed in due)
+        return [found[seed] for seed in sorted(found)]
 
 
 def wait_done(future: Future[Any], stop: StopSignals) -> bool:

@@ -34,6 +34,7 @@ from triples.rate.sweep_rows import (
     TEXT_FIELDS,
     Column,
     Format,
+    SweepRecord,
     SweepRow,
     check_same_run,
     columns_for,
@@ -211,7 +212,8 @@ def main(args: argparse.Namespace) -> int:
         sweep = parse_sweep(args)
         request = sweep.request
         fmt = Format(request.format, sweep.columns)
-        done, needs_header = ({}, fmt.has_header) if request.out is None else read_done(request.out, fmt)
+        record = SweepRecord({}, fmt.has_header, None) if request.out is None else read_done(request.out, fmt)
+        done = record.rows
         if request.out is not None:
             check_same_run(request.out, done, request.strategy, sweep.seeds_text)
         todo = [rule_set for rule_set in sweep.rule_sets if rule_set.variant.name not in done]
@@ -220,10 +222,10 @@ def main(args: argparse.Namespace) -> int:
             stored.opened(args.db) as store,
             StopSignals() as stop,
             executor_for(request, per_rule_set if todo else 0, stop) as (executor, size),
-            open_out(request.out) as sink,
+            open_out(request.out, record.whole_bytes) as sink,
         ):
             executor = stored.backed(executor, store)  # --db: each rule set's stored rows are looked up
-            if needs_header:
+            if record.needs_header:
                 sink.write(fmt.header() + "\n")
             status = run(sweep, fmt, done, todo, (executor, size), sink, stop)
             stored.report(executor)
@@ -235,13 +237,16 @@ def main(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def open_out(out: str | None) -> Iterator[IO[str]]:
-    """Where rows go: stdout, or appended to ``out``."""
+def open_out(out: str | None, whole_bytes: int | None) -> Iterator[IO[str]]:
+    """Where rows go: stdout, or appended to ``out``, after cutting away a last line a killed
+    sweep left unfinished (it starts at ``whole_bytes``)."""
     if out is None:
         yield sys.stdout
         return
     try:
         sink = open(out, "a", encoding="utf-8")  # noqa: SIM115 (a refusal to open is the user's to see)
+        if whole_bytes is not None:
+            sink.truncate(whole_bytes)
     except OSError as exc:
         raise BadInput(f"--out {out}: {exc.strerror or exc}") from None
     with sink:

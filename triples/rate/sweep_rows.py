@@ -3,8 +3,9 @@
 A row is the summary of ``triples rate`` over the sweep's seeds for one rule set: the varied
 fields' values, the canonical variant name, the deals, and for best play, the row's strategy
 (``autoplay``) and, with ``--fair``, the fair player: the mean cards cleared, the deals won, the
-win rate and its 95% Wilson interval; with ``--difficulty`` the share of each band. The strategy
-and the seed range close the row, so that a file resumed with other ones is refused.
+win rate and its 95% Wilson interval; with ``--difficulty`` the share of each band. The strategy,
+the seed range and the version of triples close the row, so that a file resumed with other ones
+is refused.
 
 The three formats of ``triples rate`` (jsonl, csv, table) write these rows; every one can be
 read back, which is how ``--out`` resumes by rule set.
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from triples import __version__
 from triples.config import Variant
 from triples.difficulty import BANDS
 from triples.rate.errors import BadInput
@@ -74,7 +76,7 @@ def columns_for(varied: tuple[str, ...], fair: bool, difficulty: bool, name_widt
         columns += player_columns(player)
     if difficulty:
         columns += [Column(band, float, percent=True) for band in BANDS]
-    columns += [Column("strategy", str, width=8), Column("seeds", str, width=5)]
+    columns += [Column("strategy", str, width=8), Column("seeds", str, width=5), Column("version", str, width=7)]
     return tuple(columns)
 
 
@@ -109,7 +111,7 @@ def sweep_row(
     for band in BANDS:
         if band in names:
             values[band] = summary.band_counts[band] / summary.band_deals
-    values |= {"strategy": summary.strategy, "seeds": seeds}
+    values |= {"strategy": summary.strategy, "seeds": seeds, "version": __version__}
     return {column.name: values[column.name] for column in columns}
 
 
@@ -170,17 +172,27 @@ def of_kind(kind: type, value: object) -> bool:
     return type(value) is kind
 
 
-def read_done(path: str, fmt: Format) -> tuple[dict[str, SweepRow], bool]:
-    """The rows ``path`` already holds by variant name, and whether it still needs its header.
+@dataclass(frozen=True)
+class SweepRecord:
+    """What a rows file holds, as read for resuming."""
 
-    A file that is not rows of these columns (another sweep's, another format's) is refused
-    untouched; a last line cut off by a kill is cut away, and its rule set rated again.
+    rows: dict[str, SweepRow]  # by variant name
+    needs_header: bool
+    whole_bytes: int | None  # where a last line cut off by a kill starts; None when there is none
+
+
+def read_done(path: str, fmt: Format) -> SweepRecord:
+    """The rows ``path`` already holds by variant name, read without changing the file.
+
+    A file that is not rows of these columns (another sweep's, another format's) is refused; a
+    last line cut off by a kill is no row (its rule set is rated again), and ``whole_bytes`` says
+    where it starts, for ``open_out`` to cut it away once the resume is accepted.
     """
     try:
         with open(path, "rb") as f:
             data = f.read()
     except FileNotFoundError:
-        return {}, fmt.has_header
+        return SweepRecord({}, fmt.has_header, None)
     except OSError as exc:
         raise BadInput(f"--out {path}: {exc.strerror or exc}") from None
     try:
@@ -202,17 +214,20 @@ def read_done(path: str, fmt: Format) -> tuple[dict[str, SweepRow], bool]:
                 "(another sweep, --format, --fair or --difficulty?): use a new file"
             ) from None
         done[str(row["variant"])] = row
-    if cut:
-        with open(path, "r+b") as f:
-            f.truncate(len(data) - len(cut.encode()))
-    return done, fmt.has_header and not lines
+    whole = len(data) - len(cut.encode()) if cut else None
+    return SweepRecord(done, fmt.has_header and not lines, whole)
 
 
 def check_same_run(path: str, done: Mapping[str, SweepRow], strategy: str, seeds: str) -> None:
-    """Rows rated with another strategy or on other seeds are not this sweep's."""
+    """Rows rated with another strategy, on other seeds or by another version are not this sweep's."""
     for row in done.values():
         if row["strategy"] != strategy or row["seeds"] != seeds:
             raise BadInput(
                 f"--out {path} holds {row['variant']} rated with --strategy {row['strategy']} on seeds "
                 f"{row['seeds']}, not {strategy} on {seeds}: use a new file"
+            )
+        if row["version"] != __version__:
+            raise BadInput(
+                f"--out {path} holds {row['variant']} rated by triples {row['version']}, not "
+                f"{__version__}: use a new file"
             )

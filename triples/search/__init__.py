@@ -3,9 +3,9 @@
 This package's face: ``best_cleared``, ``solve``, ``analyse``, ``analyse_values``,
 ``FixedDeck``, ``slot_line``, ``packing_weights`` and ``recursion_room``. Inside: ``layouts``
 (the two packings of a table's value counts), ``bounds`` (the value-sum bound, the linear
-program and the bound families), ``engine`` (the search and its stock phase), ``dive`` (its
-first incumbent), ``packing`` (the phase after the stock), ``room`` (stack room, safe under
-threads).
+program and the bound families), ``kit`` (what every search of a variant shares), ``engine``
+(the search and its stock phase), ``dive`` (its first incumbent), ``packing`` (the phase after
+the stock), ``room`` (stack room, safe under threads).
 
 It is a depth-first search that keeps the best line found so far (the incumbent), cuts every
 state whose upper bound cannot beat it, and stops outright once the incumbent reaches the

@@ -3,9 +3,9 @@
 The stock phase lives here (``search``: states are the stock position plus the table's value
 counts in the binary layout, ``layouts``); its first incumbent, the dive, in ``dive``; the
 packing phase, once the stock is empty, in ``packing``. What a variant's searches share
-between them (``Kit``: the layouts, the bound family, and memos of bounds, candidate moves
-and unary keys, each a pure function of its key) is kept per variant by ``triples.caches``;
-everything a search changes lives in its own object.
+between them (``kit.Kit``: the layouts, the bound family, and memos of bounds, candidate
+moves and unary keys, each a pure function of its key) is kept per variant by
+``triples.caches``; everything a search changes lives in its own object.
 """
 
 from __future__ import annotations
@@ -15,16 +15,14 @@ from contextlib import suppress
 from dataclasses import dataclass
 from itertools import accumulate, islice
 
-from triples import caches, deadline
+from triples import deadline
 from triples.config import Variant
 from triples.rules import histogram
-from triples.search.bounds import LP_MAX_COMBOS, Family, family_for, packing_weights, value_bound
+from triples.search.bounds import LP_MAX_COMBOS, packing_weights, value_bound
 from triples.search.dive import Dive, dive_moves_for
-from triples.search.layouts import Combo, Rules, rules_for
+from triples.search.kit import kit_for
+from triples.search.layouts import Combo
 from triples.search.packing import CHECK_EVERY, Move, PackingPhase, Stop
-
-# Entries each per-variant memo of a kit keeps (oldest dropped first past it).
-CACHE_KEPT = 500_000
 
 
 @dataclass(frozen=True)
@@ -41,41 +39,6 @@ class SearchResult:
     states: int
     line: tuple[Combo, ...]
     bound: int
-
-
-@dataclass(frozen=True)
-class Kit:
-    """What every search of one variant shares: its layouts, its bound family (None without a
-    stock phase, or where none pays), its moves with their family weights, and three memos of
-    pure functions: the bound per multiset of cards not yet cleared (binary layout), the
-    combinations each pattern of values present can supply, and each table's unary key and
-    counts. They recur under many stock positions and across deals."""
-
-    rules: Rules
-    family: Family | None
-    moves: tuple[Move, ...]
-    bounds: caches.Memo[int, int]
-    candidates: caches.Memo[int, tuple[Move, ...]]
-    unary: caches.Memo[int, tuple[int, tuple[int, ...]]]
-
-
-def _build_kit(variant: Variant) -> Kit:
-    rule = rules_for(variant)
-    family = family_for(variant)
-    packed = family.packed if family is not None else (0,) * (rule.top + 1)
-    moves = tuple((combo, delta, sum(packed[v] for v in combo)) for combo, delta in rule.moves)
-    # Not registered with ``caches``: they live and go with the kit, which is.
-    return Kit(
-        rule,
-        family,
-        moves,
-        caches.Memo("bounds", CACHE_KEPT),
-        caches.Memo("candidates", CACHE_KEPT),
-        caches.Memo("unary", CACHE_KEPT),
-    )
-
-
-kit_for = caches.per_variant("search kits", _build_kit)
 
 
 class _Search(PackingPhase, Dive):
@@ -138,12 +101,8 @@ class _Search(PackingPhase, Dive):
         kit = kit_for(variant)
         self.family, self.moves = kit.family, kit.moves
         self.rules = rule = kit.rules
-        bounds, candidates, unary = kit.bounds.data, kit.candidates.data, kit.unary.data
-        self.bounds, self.candidates, self.unary = bounds, candidates, unary
-        if len(bounds) > CACHE_KEPT or len(candidates) > CACHE_KEPT or len(unary) > CACHE_KEPT:
-            kit.bounds.trim()
-            kit.candidates.trim()
-            kit.unary.trim()
+        kit.trim()
+        self.bounds, self.candidates, self.unary = kit.bounds.data, kit.candidates.data, kit.unary.data
         dive_moves = dive_moves_for(variant)
         dive_moves.trim()
         self.dive_moves = dive_moves.data
@@ -213,8 +172,7 @@ class _Search(PackingPhase, Dive):
             if not self.memo.get(self.state, 0) & 1:
                 self.dive()
         else:
-            width = self.rules.width
-            self.key = sum(((1 << c) - 1) << (width * (v - 1)) for v, c in enumerate(self.counts) if v)
+            self.key = self.rules.unary_key(self.counts)
             # A lookahead greedy line: packing is where a good incumbent pays (with a stock the
             # plain dive; a lookahead pass there was measured 5-35% slower overall).
             self.greedy()
@@ -245,21 +203,6 @@ class _Search(PackingPhase, Dive):
             mask = (1 << rule.binary_width) - 1
             counts = [(key >> rule.offsets[v]) & mask if v else 0 for v in range(rule.top + 1)]
         return [v for v in range(1, rule.top + 1) for _ in range(counts[v])]
-
-    def playable_at(self, table: int) -> tuple[Move, ...]:
-        """The combinations the table (binary layout) can supply, each with its key delta."""
-        # With every guard bit set, subtracting the delta borrows a field's guard bit exactly
-        # when the field holds fewer cards than the combination takes (and never further).
-        rule = self.rules
-        guards = rule.guards
-        raised = table | guards
-        # The guard bits of the values present: few patterns recur (under 800 on classic and
-        # quads), and each narrows the combinations to test to those it can supply at all.
-        present = raised - rule.ones & guards
-        candidates = self.candidates.get(present)
-        if candidates is None:
-            candidates = self.candidates_of(present)
-        return tuple([move for move in candidates if raised - move[1] & guards == guards])
 
     def candidates_of(self, present: int) -> tuple[Move, ...]:
         """The moves whose values all lie in ``present`` (guard bits of the values on a
@@ -347,21 +290,25 @@ class _Search(PackingPhase, Dive):
         child_n = n - k + child_p - p
         child_value = value - self.target
         child_cleared = cleared + k
-        if child_p == size:
-            playable = self.playable_at(table)
-            if not playable:
-                memo[state] = 1
-                return 1
-            self.states += 1
-            return self.into_packing(state, cap, playable, refilled, child_n, child_value, child_cleared)
-        # The playable list is not built: each candidate of the table's pattern of values is
-        # tested in the loop (most tables occur once, so a list would be built for one use).
+        # With every guard bit set, subtracting a move's delta borrows a field's guard bit
+        # exactly when the field holds fewer cards than the combination takes (and never
+        # further). The guard bits of the values present: few patterns recur (under 800 on
+        # classic and quads), and each narrows the combinations to test to those it can supply.
         guards = self.guards
         raised = table | guards
         present = raised - self.ones & guards
         candidates = self.candidates.get(present)
         if candidates is None:
             candidates = self.candidates_of(present)
+        if child_p == size:
+            playable = tuple([move for move in candidates if raised - move[1] & guards == guards])
+            if not playable:
+                memo[state] = 1
+                return 1
+            self.states += 1
+            return self.into_packing(state, cap, playable, refilled, child_n, child_value, child_cleared)
+        # Otherwise the playable list is not built: each candidate is tested in the loop (most
+        # tables occur once, so a list would be built for one use).
         path = self.path
         # Counted now, taken back below when no candidate turns out playable (a Stop can
         # only come from a playable one).

@@ -11,6 +11,7 @@ card flips one bit. The two layouts' memo keys never overlap (``position_shift``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from triples import caches
@@ -67,6 +68,11 @@ class Rules:
     # layout (``_Search.moves`` adds each one's family weight).
     moves: tuple[tuple[Combo, int], ...]
 
+    def unary_key(self, counts: Sequence[int]) -> int:
+        """The unary layout's key of a table holding ``counts[v]`` cards of value v."""
+        width = self.width
+        return sum(((1 << c) - 1) << (width * (v - 1)) for v, c in enumerate(counts) if v)
+
 
 def _build(variant: Variant) -> Rules:
     tables = derived(variant)
@@ -86,7 +92,7 @@ def _build(variant: Variant) -> Rules:
     uses = tables.high_uses
     # A byte per value (byte v for value v, byte 0 empty): ``int.to_bytes`` then reads every
     # count at once, in C. Its top bit is a guard bit, always clear in a key (no value has 128
-    # copies), that lets one subtraction test every field of a move at once (``playable_at``).
+    # copies), that lets one subtraction test every field of a move at once (``engine._Search.search``).
     binary_width = 8
     offsets = tuple(binary_width * v for v in range(top + 1))
     deltas = tuple(sum(m << offsets[v] for v, m in used) for used in uses)

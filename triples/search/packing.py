@@ -113,7 +113,7 @@ class PackingPhase:
         if converted is None:
             rule = self.rules
             counts = tuple(table.to_bytes(rule.top + 1, "little"))  # byte v: value v's count
-            key = sum(((1 << c) - 1) << (rule.width * (v - 1)) for v, c in enumerate(counts) if v)
+            key = rule.unary_key(counts)
             converted = self.unary[table] = (key, counts)
         return converted
 

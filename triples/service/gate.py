@@ -17,10 +17,6 @@ from typing import Any
 
 from triples.session import OPERATIONS
 
-# For a registry entry that declares no cost (the registry's ``Operation`` declares one; a
-# stand-in may not): the operations that only look at or change one table are cheap, any other
-# is taken as costly.
-PROVISIONAL_CHEAP = frozenset({"new", "play", "table", "status", "history", "moves", "undo"})
 INLINE_OPERATIONS = 8  # more than this many, even cheap ones, go to a thread
 # A body this long is no small game: while the line is full it is refused without being read as
 # JSON, so that a flood of large slow requests costs the event loop next to nothing.
@@ -36,14 +32,10 @@ class Overloaded(Exception):
 
 
 def declared_cheap(name: str) -> bool:
+    """Whether the operation was registered as cheap (every registration says what it costs);
+    an unknown name is answered with an error at once, so it is cheap too."""
     registered = OPERATIONS.get(name)
-    if registered is None:
-        return True  # an unknown operation: answered with an error at once
-    cheap = getattr(registered, "cheap", None)
-    if cheap is None:
-        cost = getattr(registered, "cost", None)
-        cheap = cost == "cheap" if isinstance(cost, str) else None
-    return name in PROVISIONAL_CHEAP if cheap is None else bool(cheap)
+    return registered is None or registered.cheap
 
 
 def quick(operations: list[Any]) -> bool:

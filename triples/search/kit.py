@@ -1,0 +1,62 @@
+"""What every search of one variant shares (``Kit``), kept per variant by ``triples.caches``.
+
+A kit holds the variant's layouts, its bound family and its moves with their family weights,
+all derived once, and three memos of pure functions that recur under many stock positions and
+across deals. A search (``engine._Search``) reads them and changes only its own object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from triples import caches
+from triples.config import Variant
+from triples.search.bounds import Family, family_for
+from triples.search.layouts import Rules, rules_for
+from triples.search.packing import Move
+
+# Entries each per-variant memo of a kit keeps (oldest dropped first past it).
+CACHE_KEPT = 500_000
+
+
+@dataclass(frozen=True)
+class Kit:
+    """What every search of one variant shares: its layouts, its bound family (None without a
+    stock phase, or where none pays), its moves with their family weights, and three memos of
+    pure functions: the bound per multiset of cards not yet cleared (binary layout), the
+    combinations each pattern of values present can supply, and each table's unary key and
+    counts. They recur under many stock positions and across deals."""
+
+    rules: Rules
+    family: Family | None
+    moves: tuple[Move, ...]
+    bounds: caches.Memo[int, int]
+    candidates: caches.Memo[int, tuple[Move, ...]]
+    unary: caches.Memo[int, tuple[int, tuple[int, ...]]]
+
+    def trim(self) -> None:
+        """Keep the memos within ``CACHE_KEPT``: called before each search, never during one
+        (a search reads the dicts themselves in its inner loops)."""
+        if len(self.bounds) > CACHE_KEPT or len(self.candidates) > CACHE_KEPT or len(self.unary) > CACHE_KEPT:
+            self.bounds.trim()
+            self.candidates.trim()
+            self.unary.trim()
+
+
+def _build_kit(variant: Variant) -> Kit:
+    rule = rules_for(variant)
+    family = family_for(variant)
+    packed = family.packed if family is not None else (0,) * (rule.top + 1)
+    moves = tuple((combo, delta, sum(packed[v] for v in combo)) for combo, delta in rule.moves)
+    # Not registered with ``caches``: they live and go with the kit, which is.
+    return Kit(
+        rule,
+        family,
+        moves,
+        caches.Memo("bounds", CACHE_KEPT),
+        caches.Memo("candidates", CACHE_KEPT),
+        caches.Memo("unary", CACHE_KEPT),
+    )
+
+
+kit_for = caches.per_variant("search kits", _build_kit)
