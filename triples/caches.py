@@ -30,6 +30,8 @@ from typing import Any, Generic, TypeVar
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
+_NOTHING = object()  # a key no caller has
+
 # Distinct variants whose derived tables are kept.
 VARIANTS_KEPT = 64
 
@@ -75,11 +77,20 @@ class PerVariant(Generic[K, V]):
         self._tables: dict[K, list[Any]] = {}
         self._clock = count()
         self._lock = threading.Lock()
+        # The key asked last and its table, as one tuple (replaced whole, so a thread never
+        # reads a key with another's table): a run of searches asks for one variant again and
+        # again, and the same object needs no hash. Its table is a pure derivation of the key,
+        # so it stays right even if the entry has since been evicted.
+        self._last: tuple[object, Any] = (_NOTHING, None)
 
     def __call__(self, key: K) -> V:
+        last = self._last
+        if last[0] is key:
+            return last[1]  # type: ignore[no-any-return]
         entry = self._tables.get(key)
         if entry is not None:
             entry[1] = next(self._clock)
+            self._last = (key, entry[0])
             return entry[0]  # type: ignore[no-any-return]
         # Built outside the lock: a build may need other tables. Two threads may both build
         # one; the tables are deterministic, so either result serves.
@@ -90,6 +101,7 @@ class PerVariant(Generic[K, V]):
             while len(tables) > self.limit:
                 oldest = min(tables, key=lambda k: tables[k][1])
                 del tables[oldest]
+        self._last = (key, entry[0])
         return entry[0]  # type: ignore[no-any-return]
 
     def __len__(self) -> int:
@@ -98,6 +110,7 @@ class PerVariant(Generic[K, V]):
     def clear(self) -> None:
         with self._lock:
             self._tables.clear()
+            self._last = (_NOTHING, None)
 
 
 _MEMOS: list[Memo[object, object]] = []

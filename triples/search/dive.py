@@ -2,29 +2,20 @@
 ``engine._Search`` like ``packing.PackingPhase``.
 
 The dive plays the first playable combination, high cards first, to the end. The move it
-plays at a table is a pure function of the table (binary layout), kept per variant
-(``dive_moves_for``): few tables recur across the sampled orders of one position, across
+plays at a table is a pure function of the table (binary layout), kept per variant in
+the search's kit (``kit.Kit.dive_moves``): few tables recur across the sampled orders of one position, across
 positions and across deals (tens of thousands on classic), so most of its steps are one
 dictionary look-up instead of a scan of the combinations.
 """
 
 from __future__ import annotations
 
-from triples import caches
-from triples.config import Variant
 from triples.search.layouts import Combo, Rules
 
 # Tables whose dive move each variant keeps (oldest dropped first past it).
 DIVE_MOVES_KEPT = 500_000
 # A table's dive move: the combination and its delta in the binary layout, or () for none.
 DiveMove = tuple[Combo, int] | tuple[()]
-
-
-def _dive_moves(variant: Variant) -> caches.Memo[int, DiveMove]:
-    return caches.Memo("dive moves", DIVE_MOVES_KEPT)
-
-
-dive_moves_for = caches.per_variant("search dive moves", _dive_moves)
 
 
 class Dive:

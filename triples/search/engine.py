@@ -19,7 +19,7 @@ from triples import deadline
 from triples.config import Variant
 from triples.rules import histogram
 from triples.search.bounds import LP_MAX_COMBOS, packing_weights, value_bound
-from triples.search.dive import Dive, dive_moves_for
+from triples.search.dive import Dive
 from triples.search.kit import kit_for
 from triples.search.layouts import Combo
 from triples.search.packing import CHECK_EVERY, Move, PackingPhase, Stop
@@ -103,9 +103,7 @@ class _Search(PackingPhase, Dive):
         self.rules = rule = kit.rules
         kit.trim()
         self.bounds, self.candidates, self.unary = kit.bounds.data, kit.candidates.data, kit.unary.data
-        dive_moves = dive_moves_for(variant)
-        dive_moves.trim()
-        self.dive_moves = dive_moves.data
+        self.dive_moves = kit.dive_moves.data
         # Per stock position p: the stock deck[p:] as a binary-layout histogram. The table's
         # key plus this is the multiset the bound reads; the difference of two is a refill.
         self.stock_left = list(accumulate(map(rule.units.__getitem__, reversed(deck)), initial=0))

@@ -1,8 +1,9 @@
 """What every search of one variant shares (``Kit``), kept per variant by ``triples.caches``.
 
 A kit holds the variant's layouts, its bound family and its moves with their family weights,
-all derived once, and three memos of pure functions that recur under many stock positions and
-across deals. A search (``engine._Search``) reads them and changes only its own object.
+all derived once, and four memos of pure functions that recur under many stock positions and
+across deals. A search (``engine._Search``) looks its kit up once (everything it shares is
+one look-up away), reads it and changes only its own object.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from triples import caches
 from triples.config import Variant
 from triples.search.bounds import Family, family_for
+from triples.search.dive import DIVE_MOVES_KEPT, DiveMove
 from triples.search.layouts import Rules, rules_for
 from triples.search.packing import Move
 
@@ -33,14 +35,22 @@ class Kit:
     bounds: caches.Memo[int, int]
     candidates: caches.Memo[int, tuple[Move, ...]]
     unary: caches.Memo[int, tuple[int, tuple[int, ...]]]
+    dive_moves: caches.Memo[int, DiveMove]
 
     def trim(self) -> None:
-        """Keep the memos within ``CACHE_KEPT``: called before each search, never during one
-        (a search reads the dicts themselves in its inner loops)."""
-        if len(self.bounds) > CACHE_KEPT or len(self.candidates) > CACHE_KEPT or len(self.unary) > CACHE_KEPT:
+        """Keep the memos within their bounds: called before each search, never during one
+        (a search reads the dicts themselves in its inner loops). Every search pays the test,
+        so it reads the dicts' lengths directly."""
+        if (
+            len(self.bounds.data) > CACHE_KEPT
+            or len(self.candidates.data) > CACHE_KEPT
+            or len(self.unary.data) > CACHE_KEPT
+            or len(self.dive_moves.data) > DIVE_MOVES_KEPT
+        ):
             self.bounds.trim()
             self.candidates.trim()
             self.unary.trim()
+            self.dive_moves.trim()
 
 
 def _build_kit(variant: Variant) -> Kit:
@@ -56,6 +66,7 @@ def _build_kit(variant: Variant) -> Kit:
         caches.Memo("bounds", CACHE_KEPT),
         caches.Memo("candidates", CACHE_KEPT),
         caches.Memo("unary", CACHE_KEPT),
+        caches.Memo("dive moves", DIVE_MOVES_KEPT),
     )
 
 
