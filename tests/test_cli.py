@@ -637,6 +637,8 @@ def test_the_command_line_s_help_loads_no_command(tmp_path: Path) -> None:
 def test_import_triples_loads_nothing_but_the_package(tmp_path: Path) -> None:
     modules = modules_after(tmp_path, "import triples")
     assert sorted(name for name in modules if name.startswith(("triples", "pydantic", "orjson"))) == ["triples"]
+    before = modules_after(tmp_path, "pass")
+    assert sorted(modules - before) == ["triples"]  # not even ``typing``
 
 
 def test_pydantic_asks_its_plugin_loader_for_get_plugins_only() -> None:
