@@ -7,6 +7,7 @@ swapped (``invoke``), since each subprocess pays the interpreter's start-up."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import selectors
 import signal
@@ -350,6 +351,18 @@ def test_record_from_stdin(invoke: Invoke, stdin: bytes, args: list[str], fixtur
 def test_record_rejects_input_that_is_not_a_list() -> None:
     message = "triples record: error: <stdin>: expected a JSON array of operations, got an object\n"
     assert triples("record", "-", stdin=b"{}") == (2, b"", message)
+
+
+def test_record_keeps_integers_past_64_bits_and_replay_passes_them(tmp_path: Path) -> None:
+    seed = int("7" * 400)
+    operations = [["new", "g", seed], ["status", "g"], ["new", "h", [-(2**70)]]]
+    (tmp_path / "big.json").write_text(json.dumps(operations))
+    recorded = triples("record", "big.json", cwd=tmp_path)
+    assert recorded.status == 0 and recorded.stderr == ""
+    assert json.loads(recorded.stdout) == {"name": "big", "operations": operations, "outputs": run(operations)}
+    assert b'["new","g",' + b"7" * 400 + b"]" in recorded.stdout
+    (tmp_path / "fixture.json").write_bytes(recorded.stdout)
+    assert triples("replay", "fixture.json", cwd=tmp_path) == (0, b"PASS fixture.json\n", "")
 
 
 # ---------------------------------------------------------------- replay
