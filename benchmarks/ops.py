@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from itertools import combinations
 
-from triples import rules
 from triples import deal as deal_module
+from triples import rules
 from triples.session import Session
 from triples.table import Move, Table
 
