@@ -10,7 +10,8 @@ on the table and the unseen multiset, with the draws as chance nodes.
 Sampling part (``sampled_scores``): when too many cards are unseen for the exact part to be
 cheap, N random orders of the unseen cards are drawn (the same N for every candidate
 combination), and each candidate is scored on each order by the exact search of
-``triples.search`` over that fixed order (one memo per order, shared by all candidates). The
+``triples.search`` over that fixed order (one memo per order, shared by all candidates, and
+the variant's memo of the phase after the stock, shared by all orders). The
 candidate with the best total wins; ties go to the ``high`` order. ``sampled_choice`` finds it
 without finishing candidates that can no longer win; ``sampled_scores``, every candidate on
 every order, is the naive model the tests hold it to. The orders come from a
@@ -150,9 +151,9 @@ def sampled_choice(
     orders = sample_orders(variant, table_counts, unseen_counts, cleared, samples)
     if not orders:
         return 0, (0,) * len(candidates)
-    # Every order holds the same cards, so once the stock is out they meet the same tables.
-    packed: dict[int, int] = {}
-    decks = [search.FixedDeck(variant, order, packed) for order in orders]
+    # Once the stock is out every order meets the same tables: the decks share the variant's
+    # memo of that phase (``FixedDeck``), across positions and games too.
+    decks = [search.FixedDeck(variant, order) for order in orders]
     refills = [order[:k] for order in orders]
     totals: list[int | None] = [None] * len(candidates)
     best, chosen = -1, 0

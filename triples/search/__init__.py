@@ -100,8 +100,8 @@ class FixedDeck:
 
     def __init__(self, variant: Variant, deck: Sequence[int], packed: dict[int, int] | None = None) -> None:
         """``deck`` holds values, top first; positions index into it. ``packed``, when given, is
-        the memo of the phase after the stock, shared with other decks of the same length:
-        there a state's worth does not depend on the deck (the fair player's orders)."""
+        the memo of the phase after the stock, where a state's worth depends on the table
+        alone; by default the variant's own, shared by every deck (the fair player's orders)."""
         self._search = _Search(variant, deck, lines=False, packed=packed)
 
     def best_gain(self, values: Sequence[int], next_card: int) -> int:

@@ -87,18 +87,22 @@ class _Search(PackingPhase, Dive):
     ) -> None:
         """``deck`` holds values, top first; ``lines``: whether ``run`` completes a line found
         through the memo (``FixedDeck`` needs only the number); ``packed``: the packing
-        phase's memo, when searches over other orders of the same cards share it."""
+        phase's memo, when the caller shares one between searches (without it, a search that
+        keeps no lines shares its variant's, ``kit.Kit.packing``; one that does, its own)."""
         self.variant = variant
         self.deck = deck
         self.size = len(deck)
         # Entries depend on the deck only, never on the root: every root over this deck
         # order can share them (``FixedDeck``).
         self.memo: dict[int, int] = {}
-        # The packing phase's entries: a table's worth once the stock is empty is the same
-        # over any deck of this length (the key's position is one past its end).
-        self.packed: dict[int, int] = {} if packed is None else packed
         self.lines = lines
         kit = kit_for(variant)
+        # The packing phase's entries: a table's worth once the stock is empty, whatever the
+        # deck and the root. A line rebuilt through an entry another search settled would
+        # depend on what ran before, so only a search without lines reads the shared memo.
+        if packed is None:
+            packed = {} if lines else kit.packing.data
+        self.packed = packed
         self.family, self.moves = kit.family, kit.moves
         self.rules = rule = kit.rules
         kit.trim()

@@ -1,7 +1,7 @@
 """What every search of one variant shares (``Kit``), kept per variant by ``triples.caches``.
 
 A kit holds the variant's layouts, its bound family and its moves with their family weights,
-all derived once, and four memos of pure functions that recur under many stock positions and
+all derived once, and memos of pure functions that recur under many stock positions and
 across deals. A search (``engine._Search``) looks its kit up once (everything it shares is
 one look-up away), reads it and changes only its own object.
 """
@@ -24,10 +24,11 @@ CACHE_KEPT = 500_000
 @dataclass(frozen=True)
 class Kit:
     """What every search of one variant shares: its layouts, its bound family (None without a
-    stock phase, or where none pays), its moves with their family weights, and three memos of
-    pure functions: the bound per multiset of cards not yet cleared (binary layout), the
-    combinations each pattern of values present can supply, and each table's unary key and
-    counts. They recur under many stock positions and across deals."""
+    stock phase, or where none pays), its moves with their family weights, and memos of pure
+    functions: the bound per multiset of cards not yet cleared (binary layout), the
+    combinations each pattern of values present can supply, each table's unary key and
+    counts, each table's dive move, and what a table can clear once the stock is empty.
+    They recur under many stock positions and across deals."""
 
     rules: Rules
     family: Family | None
@@ -36,6 +37,10 @@ class Kit:
     candidates: caches.Memo[int, tuple[Move, ...]]
     unary: caches.Memo[int, tuple[int, tuple[int, ...]]]
     dive_moves: caches.Memo[int, DiveMove]
+    # What a table can still clear once the stock is empty (unary key), for the searches
+    # that keep no lines (``engine._Search``): the same whatever the deck, so every sampled
+    # order of every position and game shares it (sum15: under a thousand tables in all).
+    packing: caches.Memo[int, int]
 
     def trim(self) -> None:
         """Keep the memos within their bounds: called before each search, never during one
@@ -46,11 +51,13 @@ class Kit:
             or len(self.candidates.data) > CACHE_KEPT
             or len(self.unary.data) > CACHE_KEPT
             or len(self.dive_moves.data) > DIVE_MOVES_KEPT
+            or len(self.packing.data) > CACHE_KEPT
         ):
             self.bounds.trim()
             self.candidates.trim()
             self.unary.trim()
             self.dive_moves.trim()
+            self.packing.trim()
 
 
 def _build_kit(variant: Variant) -> Kit:
@@ -67,6 +74,7 @@ def _build_kit(variant: Variant) -> Kit:
         caches.Memo("candidates", CACHE_KEPT),
         caches.Memo("unary", CACHE_KEPT),
         caches.Memo("dive moves", DIVE_MOVES_KEPT),
+        caches.Memo("packing", CACHE_KEPT),
     )
 
 
