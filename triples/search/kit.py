@@ -27,7 +27,7 @@ class Kit:
     stock phase, or where none pays), its moves with their family weights, and memos of pure
     functions: the bound per multiset of cards not yet cleared (binary layout), the
     combinations each pattern of values present can supply, each table's unary key and
-    counts, each table's dive move, and what a table can clear once the stock is empty.
+    counts, each table's moves of the two dives and its mobility, and what a table can clear once the stock is empty.
     They recur under many stock positions and across deals."""
 
     rules: Rules
@@ -37,6 +37,9 @@ class Kit:
     candidates: caches.Memo[int, tuple[Move, ...]]
     unary: caches.Memo[int, tuple[int, tuple[int, ...]]]
     dive_moves: caches.Memo[int, DiveMove]
+    # The second dive's move per table, and per table how many combinations it can supply.
+    freest_moves: caches.Memo[int, DiveMove]
+    mobility: caches.Memo[int, int]
     # What a table can still clear once the stock is empty (unary key), for the searches
     # that keep no lines (``engine._Search``): the same whatever the deck, so every sampled
     # order of every position and game shares it (sum15: under a thousand tables in all).
@@ -51,12 +54,16 @@ class Kit:
             or len(self.candidates.data) > CACHE_KEPT
             or len(self.unary.data) > CACHE_KEPT
             or len(self.dive_moves.data) > DIVE_MOVES_KEPT
+            or len(self.freest_moves.data) > DIVE_MOVES_KEPT
+            or len(self.mobility.data) > DIVE_MOVES_KEPT
             or len(self.packing.data) > CACHE_KEPT
         ):
             self.bounds.trim()
             self.candidates.trim()
             self.unary.trim()
             self.dive_moves.trim()
+            self.freest_moves.trim()
+            self.mobility.trim()
             self.packing.trim()
 
 
@@ -74,6 +81,8 @@ def _build_kit(variant: Variant) -> Kit:
         caches.Memo("candidates", CACHE_KEPT),
         caches.Memo("unary", CACHE_KEPT),
         caches.Memo("dive moves", DIVE_MOVES_KEPT),
+        caches.Memo("freest moves", DIVE_MOVES_KEPT),
+        caches.Memo("mobility", DIVE_MOVES_KEPT),
         caches.Memo("packing", CACHE_KEPT),
     )
 
