@@ -18,7 +18,7 @@ from collections.abc import Callable
 from itertools import combinations
 
 from triples import rules
-from triples import session as session_module
+from triples import deal as deal_module
 from triples.session import Session
 from triples.table import Move, Table
 
@@ -109,12 +109,12 @@ def bench_new(repeat: int) -> None:
     for variant in ("classic", "grid100"):
         new = new_deals(variant)
         ours = per_call_us(new, repeat)
-        original = session_module.shuffled
-        session_module.shuffled = splitmix64_shuffled  # type: ignore[assignment]
+        original = deal_module.shuffled
+        deal_module.shuffled = splitmix64_shuffled  # type: ignore[assignment]
         try:
             before = per_call_us(new, repeat)
         finally:
-            session_module.shuffled = original
+            deal_module.shuffled = original
         print(f"  {variant:10} {ours:13.1f} {before:18.1f} {ours / before:6.2f}x")
 
 

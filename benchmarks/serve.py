@@ -252,7 +252,7 @@ def percentile(values: list[float], fraction: float) -> float:
 class LoadReport:
     outcome: Outcome
     seconds: float
-    server_cpu: float  # seconds of CPU the server used for the load
+    server_cpu: float  # seconds of CPU the server used for the load (at least one clock tick)
     memory_after_first: float
     memory_after_all: float
 
@@ -262,6 +262,7 @@ async def load(port: int, pid: int, total: int, concurrency: int, first: int) ->
     answers = {body: expected_answer(body) for body in set(bodies)}
     requests = [request_bytes(port, body) for body in bodies]
     memory: dict[str, float] = {}
+    first = min(first, total)  # a short run still has a first memory reading
 
     def on_done(done: int) -> None:
         if done == first:
@@ -270,7 +271,9 @@ async def load(port: int, pid: int, total: int, concurrency: int, first: int) ->
     started, cpu_before = time.perf_counter(), cpu_seconds(pid)
     outcome = await send_all(port, requests, lambda i, answer: answer.body == answers[bodies[i]], concurrency, on_done)
     seconds = time.perf_counter() - started
-    return LoadReport(outcome, seconds, cpu_seconds(pid) - cpu_before, memory["first"], resident_mib(pid))
+    # /proc counts CPU in clock ticks: a very short load may read as none at all.
+    server_cpu = max(cpu_seconds(pid) - cpu_before, 1 / os.sysconf("SC_CLK_TCK"))
+    return LoadReport(outcome, seconds, server_cpu, memory["first"], resident_mib(pid))
 
 
 # ---------------------------------------------------------------- the slow flood

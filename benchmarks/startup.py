@@ -6,8 +6,8 @@ median over `python -c pass` (the floor), and the median and best CPU time (user
 the steadier figure on a busy machine:
 - `python -c pass`: the interpreter alone;
 - `pydantic model`: a script that defines and builds one small pydantic model, what any
-  program pays to use one (the rules' `Variant` and the operations' arguments are pydantic
-  models), plugins off as the command line has them;
+  program pays to use one, plugins off as the command line has them (a quick batch does not:
+  arguments of exactly their fields' types are taken without pydantic);
 - `python -c "import triples"`: the package's import;
 - `triples run` of a one-operation batch on stdin (`python -m triples run`);
 - `triples` with no command, the same batch.
@@ -16,10 +16,6 @@ with `git archive` into a temporary folder), interleaved with the others: before
 the same run. The goal: a one-operation batch within 120 ms, and `import triples` well below
 it. Then `python -X importtime` of the batch lists the ten modules that cost the most (their
 own time, the least of five runs).
-
-`-X importtime` does not list the modules pydantic loads through its lazy attributes
-(`pydantic.main`, `pydantic.fields`, `pydantic.types`): their time shows as the own time of the
-first module that asks pydantic for `BaseModel`, `triples.session`.
 
 Bytecode is compiled first and every child runs with it, as an installed package does
 (`PYTHONDONTWRITEBYTECODE` would otherwise make each start compile every module it imports).

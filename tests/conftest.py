@@ -9,6 +9,7 @@ the machine is shared). ``long`` is for deep runs: ``pytest --hypothesis-profile
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,12 @@ from triples import caches
 
 if TYPE_CHECKING:
     from distributed import Client, LocalCluster
+
+# A suite started in the background by a shell without job control inherits SIGINT ignored, and
+# so would every command the tests start: their Ctrl-C tests would wait for an exit that never
+# comes. The commands' own behaviour with an ignored signal is tested where it is meant.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Operation streams are generated step by step and some examples are large on purpose.
 _SLOW_GENERATION = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]

@@ -58,7 +58,7 @@ def test_two_variants_with_one_name_never_share_an_entry() -> None:
     # The defect: the fair player's choices were kept by variant name, so a variant named
     # sum15 with target 12 was handed a combination summing to 15.
     sum15 = variant_named("sum15")
-    twelve = Variant(**{**sum15.model_dump(), "target": 12})
+    twelve = sum15.replace(target=12)
     assert twelve.name == sum15.name and twelve != sum15
     deck = seeded(sum15, 3).deck
     fair.play_fair(Table(sum15, deck))
@@ -131,7 +131,7 @@ def test_p_randoms_state_limit_does_not_depend_on_history() -> None:
 
 
 def custom(name: str, **rules: object) -> Variant:
-    return Variant(**{**variant_named(name).model_dump(), **rules})
+    return variant_named(name).replace(**rules)
 
 
 def work_of(variant: Variant, seed: int) -> tuple[object, ...]:

@@ -256,7 +256,7 @@ def test_sample_orders_are_the_generators_own_shuffles() -> None:
 
 
 def custom(name: str, **changed: object) -> Variant:
-    return Variant(**{**variant_named(name).model_dump(), **changed})
+    return variant_named(name).replace(**changed)
 
 
 def random_positions(v: Variant, count: int, unseen: tuple[int, int]) -> Iterator[tuple[list[int], list[int]]]:

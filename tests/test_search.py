@@ -420,7 +420,7 @@ def test_overlapping_rooms_put_the_limit_back_only_after_the_last() -> None:
         variant_named("sum15"),
         variant_named("classic"),
         variant_named("grid"),
-        Variant(**{**variant_named("classic").model_dump(), "slots": 11, "target": 21}),
+        variant_named("classic").replace(slots=11, target=21),
     ],
     ids=["sum15", "classic", "grid", "classic-11-21"],
 )

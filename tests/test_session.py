@@ -3,9 +3,22 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from tests.helpers import SEED1, SEED1_TABLE
-from triples.session import OPERATIONS, Session
+from triples.session import (
+    OPERATIONS,
+    NewArgs,
+    NoArgs,
+    Operation,
+    OperationError,
+    PlayArgs,
+    QuartetsArgs,
+    Session,
+    exact_test,
+)
 
 USAGE = {
     "new": 'error: usage: ["new", id, seed_or_deck, variant?]',
@@ -328,3 +341,82 @@ def test_each_operation_declares_its_cost() -> None:
     cheap = {name for name, op in OPERATIONS.items() if op.cheap}
     assert cheap == {"new", "play", "table", "status", "history", "moves", "undo", "variants"}
     assert {OPERATIONS[name].cost for name in OPERATIONS if name not in cheap} == {"search"}
+
+
+class Text(str):
+    """A ``str`` that is not exactly ``str``: the quick tests pass it on to pydantic."""
+
+
+ARGUMENT_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=2**64, max_value=2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=3)
+    | st.text(max_size=3).map(Text),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=2) | st.integers(), inner, max_size=2)
+    ),
+    max_leaves=6,
+)
+
+
+def pydantic_verdict(op: Operation, raw: list[Any]) -> object:
+    try:
+        return op.validator.validate_python(op.args(*raw))
+    except ValidationError:
+        return "rejected"
+
+
+@given(st.sampled_from(sorted(OPERATIONS)), st.lists(ARGUMENT_VALUES, max_size=4))
+def test_the_quick_tests_agree_with_the_strict_pydantic_model(name: str, raw: list[Any]) -> None:
+    """Arguments are checked without pydantic when every value is of exactly its field's type;
+    whatever the quick tests take, the operation's strict pydantic model takes too, as the same
+    values, and whatever they leave, pydantic decides."""
+    op = OPERATIONS[name]
+    if not op.required <= len(raw) <= len(op.fields):
+        return
+    try:
+        parsed: object = op.parse(raw)
+    except OperationError as exc:
+        assert str(exc) == op.usage
+        parsed = "rejected"
+    assert parsed == pydantic_verdict(op, raw)
+    if all(test(value) for test, value in zip(op.quick, raw, strict=False)):
+        assert parsed != "rejected"
+
+
+@pytest.mark.parametrize(
+    ("op", "parsed"),
+    [
+        pytest.param(["new", "g", 1], NewArgs("g", 1, "classic"), id="new-quick"),
+        pytest.param(["new", Text("g"), 1], NewArgs("g", 1, "classic"), id="new-str-subclass-by-pydantic"),
+        pytest.param(["play", 7, (0, 1)], PlayArgs(7, (0, 1)), id="play-any-positions"),
+        pytest.param(["quartets", ["a", Text("b")]], QuartetsArgs(["a", "b"]), id="quartets-by-pydantic"),
+        pytest.param(["variants"], NoArgs(), id="no-arguments"),
+    ],
+)
+def test_arguments_parse_to_their_dataclass(op: list[Any], parsed: object) -> None:
+    assert OPERATIONS[op[0]].parse(op[1:]) == parsed
+
+
+@pytest.mark.parametrize(
+    ("annotation", "taken", "left"),
+    [
+        pytest.param(int, [0, -5, 2**80], [True, 1.0, "1", None, Text("1")], id="int"),
+        pytest.param(str, ["", "g"], [Text("g"), 1, b"g"], id="str"),
+        pytest.param(str | int, ["g", 3], [False, 3.0, ["g"]], id="str-or-int"),
+        pytest.param(list[Any], [[], [1, "x", None]], [(1,), "[]", {}], id="list-of-any"),
+        pytest.param(list[str], [[], ["a"]], [[1], ["a", Text("b")], ("a",)], id="list-of-str"),
+        pytest.param(dict[str, Any], [{}, {"a": [1]}], [{1: 2}, [], None], id="dict-of-str"),
+        pytest.param(Any, [None, object(), True], [], id="any"),
+        pytest.param(float, [], [1.0, 1], id="unknown-type-takes-nothing"),
+    ],
+)
+def test_exact_tests(annotation: object, taken: list[object], left: list[object]) -> None:
+    test = exact_test(annotation)
+    assert [test(value) for value in taken] == [True] * len(taken)
+    assert [test(value) for value in left] == [False] * len(left)

@@ -1,7 +1,7 @@
 """``python -m triples`` and the ``triples`` console script: the command line, started so that a
 stop signal that comes while it is still loading ends it quietly.
 
-Loading the command line (argparse, pydantic, the engines) takes a few hundred milliseconds,
+Loading the command line (argparse, the interpreter, the engines) takes about a hundred milliseconds,
 longer on a busy machine. A Ctrl-C then would end in a KeyboardInterrupt traceback from
 somewhere inside an import; instead, while ``triples.cli`` loads, SIGINT, SIGTERM and SIGHUP end
 the process at once with 128 + the signal's number (130, 143, 129), the status the command

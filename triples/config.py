@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from triples.cards import Card, numeric_deck, standard_deck
 from triples.errors import TriplesError
@@ -20,32 +19,59 @@ class UnknownVariant(TriplesError):
         self.name = name
 
 
-class Variant(BaseModel):
-    """The parameters of a game. Play state lives in ``Table``, which refers to one of these."""
+# The integer fields, with their least and greatest values (None: no upper bound).
+INTEGER_FIELDS: tuple[tuple[str, int, int | None], ...] = (
+    ("slots", 1, None),
+    ("per_move", 1, None),
+    ("target", 1, None),
+    ("top_rank", 1, None),
+    ("suits", 1, 4),
+)
 
-    model_config = ConfigDict(frozen=True, strict=True, extra="forbid")
+
+@dataclass(frozen=True)
+class Variant:
+    """The parameters of a game. Play state lives in ``Table``, which refers to one of these.
+
+    A frozen dataclass, checked strictly when made (types exactly, bounds, the deck's kind):
+    pydantic's import alone would cost a one-operation batch of the command line more than the
+    rest of its start-up. Rule sets a user writes are read, with plain-worded errors, by
+    ``triples.variants``; this class guards the code that builds rules directly.
+    """
 
     name: str
-    slots: int = Field(ge=1)
-    per_move: int = Field(ge=1, description="k: cards taken by one move")
-    target: int = Field(ge=1)
-    court: tuple[int, int, int] | None = Field(default=None, description="values of J, Q, K; None for a numeric deck")
+    slots: int
+    per_move: int  # k: cards taken by one move
+    target: int
+    court: tuple[int, int, int] | None = None  # values of J, Q, K; None for a numeric deck
     deck: Literal["standard", "numeric"] = "standard"
-    top_rank: int = Field(default=13, ge=1, description="highest rank of a numeric deck")
-    suits: int = Field(default=4, ge=1, le=4, description="how many of the suits S, H, D, C the deck has")
+    top_rank: int = 13  # highest rank of a numeric deck
+    suits: int = 4  # how many of the suits S, H, D, C the deck has
 
-    def model_post_init(self, context: object) -> None:
+    def __post_init__(self) -> None:
+        if type(self.name) is not str:
+            raise TypeError("name must be a string")
+        for field_name, low, high in INTEGER_FIELDS:
+            number = getattr(self, field_name)
+            if type(number) is not int:
+                raise TypeError(f"{field_name} must be an integer")
+            if number < low or (high is not None and number > high):
+                raise ValueError(
+                    f"{field_name} must be at least {low}" + ("" if high is None else f" and at most {high}")
+                )
+        if self.deck not in ("standard", "numeric"):
+            raise ValueError('deck must be "standard" or "numeric"')
+        if self.court is not None and (
+            type(self.court) is not tuple or len(self.court) != 3 or any(type(v) is not int for v in self.court)
+        ):
+            raise TypeError("court must be a tuple of three integers")
         if (self.deck == "standard") != (self.court is not None):
             raise ValueError("court values are given exactly when the deck is standard")
 
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Variant:
-        """A copy, with ``update``'s fields changed. What is derived from the fields (the deck,
-        the values, the hash) is derived afresh: a copy keeps none of the original's."""
-        copied = super().model_copy(update=update, deep=deep)
-        for name, attribute in vars(Variant).items():
-            if isinstance(attribute, cached_property):
-                copied.__dict__.pop(name, None)
-        return copied
+    def replace(self, **changes: Any) -> Variant:
+        """A copy with ``changes``' fields changed, checked as a new variant. What is derived from
+        the fields (the deck, the values, the hash) is derived afresh: a copy keeps none of it."""
+        return dataclasses.replace(self, **changes)
 
     def __hash__(self) -> int:
         # Every cache keys on the variant's value: hashing all the fields on each look-up would
@@ -54,10 +80,14 @@ class Variant(BaseModel):
 
     @cached_property
     def rules_hash(self) -> int:
-        return hash(tuple(getattr(self, name) for name in type(self).model_fields))
+        return hash(self.fields())
 
-    # Derived once per variant and kept in the instance dict (cached_property): the hot paths
-    # read these on every move, and pydantic's private attributes are slow to reach.
+    def fields(self) -> tuple[object, ...]:
+        """The rules' values in field order: what equality and the hash compare."""
+        return tuple(getattr(self, field.name) for field in dataclasses.fields(self))
+
+    # Derived once per variant and kept in the instance dict (cached_property, which writes past
+    # the frozen dataclass's guard): the hot paths read these on every move.
     @cached_property
     def cards(self) -> tuple[Card, ...]:
         """The deck in factory order."""

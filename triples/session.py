@@ -1,4 +1,4 @@
-"""The interpreter: a table of handlers, one per operation, each validated by a pydantic model.
+"""The interpreter: a table of handlers, one per operation, each with a strict model of its arguments.
 
 Handlers raise ``OperationError`` (or a domain error) inside; ``Session.apply`` turns every
 failure into an ``"error: ..."`` string at the edge, so nothing ever escapes to the caller.
@@ -6,13 +6,15 @@ failure into an ``"error: ..."`` string at the edge, so nothing ever escapes to 
 
 from __future__ import annotations
 
+import dataclasses
+import types
+import typing
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
+from functools import cached_property
+from typing import Any, ClassVar, Literal
 
 from triples import rules
 from triples.config import DEFAULT_STRATEGY, DEFAULT_VARIANT, VARIANTS, Variant
@@ -26,7 +28,6 @@ from triples.table import Table
 
 __all__ = ["MIXED_DECK", "OPERATIONS", "Session", "deal", "operation"]
 
-GameId = StrictStr | StrictInt
 Output = Any  # a JSON value: the table, "ok", a dict or list of ints, or an error string
 
 
@@ -34,25 +35,32 @@ class OperationError(TriplesError):
     """A rejected operation: bad shape, unknown game, bad seed or deck."""
 
 
-class Args(BaseModel):
-    """The arguments after an operation's name and id, validated strictly, by position."""
+@dataclass(frozen=True)
+class Args:
+    """The arguments after an operation's name and id, by position, checked strictly: the types
+    exactly as written (``str | int`` takes neither ``True`` nor ``1.0`` nor ``"1"``)."""
 
-    model_config = ConfigDict(strict=True, frozen=True, defer_build=True)  # built when first used: start-up
+    # What pydantic reads when it checks an instance (``Operation.parse``): strict types, and
+    # every field checked again although the instance already exists.
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"strict": True, "revalidate_instances": "always"}
 
-    id: GameId
+    id: str | int  # the game's id
 
 
+@dataclass(frozen=True)
 class NewArgs(Args):
-    seed_or_deck: StrictInt | list[Any]
-    variant: StrictStr | dict[str, Any] = DEFAULT_VARIANT  # a name, or an object of rules (triples.variants)
+    seed_or_deck: int | list[Any]
+    variant: str | dict[str, Any] = DEFAULT_VARIANT  # a name, or an object of rules (triples.variants)
 
 
+@dataclass(frozen=True)
 class PlayArgs(Args):
     positions: Any  # checked by the rules, whose messages are part of the contract
 
 
+@dataclass(frozen=True)
 class AutoplayArgs(Args):
-    strategy: StrictStr = DEFAULT_STRATEGY
+    strategy: str = DEFAULT_STRATEGY
 
 
 Handler = Callable[["Session", Any], Output]
@@ -67,16 +75,22 @@ Cost = Literal["cheap", "search"]
 @dataclass(frozen=True)
 class Operation:
     name: str
-    args: type[BaseModel]  # Args, or a model of its own for an operation that takes no game id
+    args: type[Any]  # a frozen dataclass of the arguments: Args, or one of its own
     handler: Handler
     cost: Cost  # no default, as in ``operation``
-    # Read off the model once: pydantic's class-level ``model_fields`` is slow to reach per call.
     fields: tuple[str, ...] = dataclass_field(init=False)
     required: int = dataclass_field(init=False)
+    # One test per field that accepts only values of exactly the field's type: enough for
+    # nearly every operation, without pydantic (whose import would triple the command line's
+    # start-up). A value it does not accept goes to pydantic, which decides.
+    quick: tuple[Callable[[object], bool], ...] = dataclass_field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "fields", tuple(self.args.model_fields))
-        object.__setattr__(self, "required", sum(i.is_required() for i in self.args.model_fields.values()))
+        fields = dataclasses.fields(self.args)
+        hints = typing.get_type_hints(self.args)
+        object.__setattr__(self, "fields", tuple(field.name for field in fields))
+        object.__setattr__(self, "required", sum(is_required(field) for field in fields))
+        object.__setattr__(self, "quick", tuple(exact_test(hints[field.name]) for field in fields))
 
     @property
     def cheap(self) -> bool:
@@ -86,23 +100,58 @@ class Operation:
     @property
     def usage(self) -> str:
         parts = [f'"{self.name}"']
-        for field, info in self.args.model_fields.items():
-            parts.append(field if info.is_required() else f"{field}?")
+        for field in dataclasses.fields(self.args):
+            parts.append(field.name if is_required(field) else f"{field.name}?")
         return "usage: [" + ", ".join(parts) + "]"
 
-    def parse(self, raw: list[Any]) -> BaseModel:
+    def parse(self, raw: list[Any]) -> Any:
         if not self.required <= len(raw) <= len(self.fields):
             raise OperationError(self.usage)
+        if all(test(value) for test, value in zip(self.quick, raw, strict=False)):
+            return self.args(*raw)
+        from pydantic import ValidationError
+
         try:
-            return self.args.model_validate(dict(zip(self.fields, raw, strict=False)))
+            return self.validator.validate_python(self.args(*raw))
         except ValidationError:
             raise OperationError(self.usage) from None
+
+    @cached_property
+    def validator(self) -> Any:
+        """The arguments' strict pydantic model, built when first asked for: by a value the quick
+        tests do not take."""
+        from pydantic import TypeAdapter
+
+        return TypeAdapter(self.args)
+
+
+def is_required(field: dataclasses.Field[Any]) -> bool:
+    return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+
+
+def exact_test(annotation: object) -> Callable[[object], bool]:
+    """A test that a value is of exactly the ``annotation``'s type (never a subclass, so never a
+    ``bool`` for an ``int``); one that takes nothing for a type it does not know."""
+    if annotation is Any:
+        return lambda value: True
+    if annotation in (str, int):
+        return lambda value: type(value) is annotation
+    origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (types.UnionType, typing.Union):
+        tests = [exact_test(argument) for argument in arguments]
+        return lambda value: any(test(value) for test in tests)
+    if origin is list and arguments in ((Any,), (str,)):
+        item = exact_test(arguments[0])
+        return lambda value: type(value) is list and all(item(entry) for entry in value)
+    if origin is dict and arguments == (str, Any):
+        return lambda value: type(value) is dict and all(type(key) is str for key in value)
+    return lambda value: False
 
 
 OPERATIONS: dict[str, Operation] = {}
 
 
-def operation(name: str, args: type[BaseModel] = Args, *, cost: Cost) -> Callable[[Handler], Handler]:
+def operation(name: str, args: type[Any] = Args, *, cost: Cost) -> Callable[[Handler], Handler]:
     """Register a handler under an operation name, with the model its arguments must fit and
     what it may cost (see ``Cost``). The cost has no default: an operation nobody judged must
     not land on a server's event loop by accident."""
@@ -231,12 +280,13 @@ def op_solve(session: Session, args: Args) -> Output:
     return {"best": best, "moves": moves_json(line)}
 
 
-class BestrunArgs(BaseModel):
+@dataclass(frozen=True)
+class BestrunArgs:
     """``["bestrun", config]``: no game id, the whole pyramid is in the config."""
 
-    model_config = ConfigDict(strict=True, frozen=True, defer_build=True)  # built when first used: start-up
+    __pydantic_config__: ClassVar[dict[str, Any]] = Args.__pydantic_config__
 
-    config: StrictStr
+    config: str
 
 
 @operation("bestrun", BestrunArgs, cost="search")
@@ -246,12 +296,13 @@ def op_bestrun(session: Session, args: BestrunArgs) -> Output:
     return pyramid.best_run(args.config)
 
 
-class QuartetsArgs(BaseModel):
+@dataclass(frozen=True)
+class QuartetsArgs:
     """``["quartets", actions]``: no game id, the watched game is the list of action lines."""
 
-    model_config = ConfigDict(strict=True, frozen=True, defer_build=True)  # built when first used: start-up
+    __pydantic_config__: ClassVar[dict[str, Any]] = Args.__pydantic_config__
 
-    actions: list[StrictStr]
+    actions: list[str]
 
 
 @operation("quartets", QuartetsArgs, cost="search")
@@ -290,10 +341,11 @@ def op_rating(session: Session, args: Args) -> Output:
     return {"band": band, "p_random": p_random, "best": best, "high": high, "fair": fair}
 
 
-class NoArgs(BaseModel):
+@dataclass(frozen=True)
+class NoArgs:
     """An operation with no arguments at all."""
 
-    model_config = ConfigDict(strict=True, frozen=True, defer_build=True)  # built when first used: start-up
+    __pydantic_config__: ClassVar[dict[str, Any]] = Args.__pydantic_config__
 
 
 @operation("variants", NoArgs, cost="cheap")

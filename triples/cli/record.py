@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from triples.cli.reading import STDIN, label, read_operations, write
-from triples.exits import EXIT_OK, CommandError
+from triples.cli.reading import STDIN, read_operations, write
+from triples.exits import EXIT_OK
 
 DESCRIPTION = """\
 Run the operations of FILE in one session and print a fixture to stdout:
@@ -26,29 +26,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    import orjson
-
     from triples.api import run
 
     operations = read_operations(args.file)
     name = args.name if args.name is not None else "stdin" if args.file == STDIN else Path(args.file).stem
-    try:
-        text = fixture_text(name, operations, run(operations))
-    except orjson.JSONEncodeError as exc:  # orjson writes less nesting than it reads
-        raise CommandError(f"{label(args.file)}: cannot write these operations as a fixture: {exc}") from None
-    write(text)
+    write(fixture_text(name, operations, run(operations)))
     return EXIT_OK
 
 
 def fixture_text(name: str, operations: list[Any], outputs: list[Any]) -> bytes:
     """The fixtures/ layout: one compact JSON operation or output per line, so that a diff of
-    a fixture shows which steps changed."""
-    import orjson
+    a fixture shows which steps changed. Written as ``triples run`` writes its outputs, so
+    integers of any size and deep nesting are kept exactly."""
+    from triples.jsonio import dumps
 
     def block(items: list[Any]) -> bytes:
         if not items:
             return b"[]"
-        return b"[\n" + b",\n".join(b"    " + orjson.dumps(item) for item in items) + b"\n  ]"
+        return b"[\n" + b",\n".join(b"    " + dumps(item)[:-1] for item in items) + b"\n  ]"
 
-    name_line = b'{\n  "name": ' + orjson.dumps(name)
+    name_line = b'{\n  "name": ' + dumps(name)[:-1]
     return name_line + b',\n  "operations": ' + block(operations) + b',\n  "outputs": ' + block(outputs) + b"\n}\n"

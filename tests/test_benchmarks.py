@@ -1,0 +1,77 @@
+"""The benchmark scripts still run: the docs quote their figures, so a script that no longer
+starts (an engine's name moved, an option misread) would leave a figure nobody can reprint.
+
+Each script runs on a few deals, far too few for its figures to mean anything: what is checked
+is that it gets to its last line, whatever its requirements say of so small a run (a script
+exits 1 when a requirement is not met, and a timing on three deals proves nothing). The long
+ones (the service's load, Uniscraper's naive search, the exact fair player, the rating runs)
+only show their help here, which still imports them whole.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCHMARKS = ROOT / "benchmarks"
+LIBRARIES = {"common.py", "naive.py", "processes.py"}  # imported by the scripts, not run
+
+SHORT_RUNS = [
+    pytest.param(["batch.py", "--ops", "200", "--rounds", "1"], r"requirement >= 20,000 ops/s", id="batch"),
+    pytest.param(["best.py", "--seeds", "3", "--variant", "classic"], r"all requirements met|not met", id="best"),
+    pytest.param(
+        ["best_passes.py", "--variant", "pairs", "--seeds", "3", "--passes", "1"],
+        r"pairs +seeds 1\.\.3",
+        id="best-passes",
+    ),
+    pytest.param(["compat.py", "--seeds", "2", "--grid-seeds", "1"], r"^\| 10x10 \|", id="compat"),
+    pytest.param(
+        ["difficulty.py", "--rows", "4", "--jobs", "1", "--variant", "sum15"],
+        r"^sum15: --difficulty rows of seeds 1\.\.4 on 1 processes: .* fair wins \d/4",
+        id="difficulty-rows",
+    ),
+    pytest.param(["fair.py", "--seeds", "3", "--variant", "sum15"], r"all requirements met|not met", id="fair"),
+    pytest.param(
+        ["jsonl_memory.py", "--lines", "200", "--baseline-lines", "100"], r"timings are wall time", id="jsonl-memory"
+    ),
+    pytest.param(["ops.py", "--repeat", "3"], r"value-space moves vs full scan: [\d.]+x faster", id="ops"),
+    pytest.param(["strategies.py", "--seeds", "3"], r"classic first: ", id="strategies"),
+    pytest.param(
+        ["sweep.py", "--part", "1", "--deals", "2", "--seeds", "2"], r"all requirements met|not met", id="sweep"
+    ),
+    pytest.param(["startup.py", "--runs", "1"], r"^goal: a one-operation batch within 120 ms: ", id="startup"),
+]
+SHORT_SCRIPTS = {param.values[0][0] for param in SHORT_RUNS}  # type: ignore[index]
+
+
+def run_script(arguments: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(BENCHMARKS / arguments[0]), *arguments[1:]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+
+
+@pytest.mark.parametrize(("arguments", "last_line"), SHORT_RUNS)
+def test_a_short_run_gets_to_its_last_line(arguments: list[str], last_line: str) -> None:
+    done = run_script(arguments)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode in (0, 1), done.stderr  # 1: a requirement not met on so few deals
+    assert re.search(last_line, done.stdout.strip().splitlines()[-1]), done.stdout
+
+
+@pytest.mark.parametrize(
+    "script",
+    sorted(path.name for path in BENCHMARKS.glob("*.py") if path.name not in LIBRARIES | SHORT_SCRIPTS),
+)
+def test_a_long_script_shows_its_help(script: str) -> None:
+    done = run_script([script, "--help"])
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("usage: ")
