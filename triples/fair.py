@@ -143,9 +143,10 @@ def sampled_choice(
 
     A candidate's position holds the same cards over every order, so the search's bound on
     it (``FixedDeck.upper_bound``) holds in each. Candidates are scored in order, one order
-    after the other, and one is dropped as soon as its total so far plus that bound for each
-    order left cannot beat the best total yet: it could not be chosen (ties go to the
-    earlier). The orders, the exact scores and the winner are ``sampled_scores``' own."""
+    after the other (those the best candidate yet did worst on first), and one is dropped as
+    soon as its total so far plus that bound for each order left cannot beat the best total
+    yet: it could not be chosen (ties go to the earlier). The orders, the exact scores and the
+    winner are ``sampled_scores``' own."""
     k = variant.per_move
     base = [v for v in range(1, len(table_counts)) for _ in range(table_counts[v])]
     orders = sample_orders(variant, table_counts, unseen_counts, cleared, samples)
@@ -157,20 +158,28 @@ def sampled_choice(
     refills = [order[:k] for order in orders]
     totals: list[int | None] = [None] * len(candidates)
     best, chosen = -1, 0
+    # The orders in the sequence a candidate is scored on them: first those the best
+    # candidate so far scored lowest on. One that cannot beat it mostly falls short on the
+    # same orders, so it is dropped after fewer searches (sum15: a fifth fewer); a total is
+    # a sum over every order, the same in any sequence.
+    sequence = list(range(len(orders)))
     for i, combo in enumerate(candidates):
         left = list(base)
         for v in combo:
             left.remove(v)
         cap = k + decks[0].upper_bound([*left, *refills[0]], len(refills[0]))
         total = 0
-        for o, (deck, refill) in enumerate(zip(decks, refills, strict=True)):
-            if total + (len(orders) - o) * cap <= best:
+        scores = [0] * len(orders)
+        for done, o in enumerate(sequence):
+            if total + (len(orders) - done) * cap <= best:
                 break
-            total += k + deck.best_gain([*left, *refill], len(refill))
+            score = scores[o] = k + decks[o].best_gain([*left, *refills[o]], len(refills[o]))
+            total += score
         else:
             totals[i] = total
             if total > best:
                 best, chosen = total, i
+                sequence.sort(key=scores.__getitem__)
     return chosen, tuple(totals)
 
 
