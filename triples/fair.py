@@ -200,7 +200,7 @@ _exact_players = caches.per_variant("fair exact players", Expectimax)
 def exact_player(variant: Variant) -> Expectimax:
     """The strategy's expectimax for a variant, kept between calls (its memo bounded)."""
     player = _exact_players(variant)
-    player.kept.trim()
+    player.trim()
     return player
 
 
