@@ -15,7 +15,9 @@ always worked out from the smaller of its two keys, so its float never depends o
 came first. A decision node stops trying moves once one reaches what the cards left allow
 (``most_in_play`` for positions of play: the deck less whole moves).
 
-The memo is kept per variant between moves and games (``triples.fair.exact_player``), bounded.
+The memo is kept per variant between moves and games (``triples.fair.exact_player``), bounded,
+and so are the draws of each unseen multiset (``Expectimax.drawn``): a chance node walks only
+the values it can draw.
 """
 
 from __future__ import annotations
