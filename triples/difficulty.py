@@ -135,6 +135,11 @@ class _RandomPlay(Generic[Chance]):
         self.deck = table.deck_values
         self.size = len(self.deck)
         self.start = table.next_card
+        # Per stock position p at or past the start: what the refill from p adds to the key.
+        k = moves.per_move
+        self.added = [0] * self.start + [
+            sum(1 << moves.shift[w] for w in self.deck[p : p + k]) for p in range(self.start, self.size + 1)
+        ]
         self.on_table = sum(1 for v in table.values if v)
         self.value = sum(table.values) + sum(self.deck[table.next_card :])
         self.key = sum(1 << moves.shift[v] for v in table.values if v)
@@ -189,9 +194,9 @@ class _RandomPlay(Generic[Chance]):
             deadline.check()
         shift = moves.position_shift
         k = moves.per_move
-        refill = self.deck[p : p + k]
-        added = sum(1 << moves.shift[w] for w in refill)
-        child_p, child_n, child_value = p + len(refill), n - k + len(refill), value - moves.target
+        added = self.added[p]
+        child_p = p + k if p + k < self.size else self.size
+        child_n, child_value = n - k + child_p - p, value - moves.target
         child_cleared = self.base + child_p - child_n
         if child_p == self.size:
             # An empty stock: the state no longer depends on the deal, only on the counts and
