@@ -6,7 +6,7 @@ from functools import cache
 
 import pytest
 
-from triples import difficulty, rules, search
+from triples import caches, difficulty, rules, search
 from triples.config import variant_named
 from triples.shuffle import shuffled
 from triples.table import Table
@@ -206,6 +206,26 @@ def test_the_memo_kept_between_calls_changes_no_answer() -> None:
         difficulty.p_random(first)
         after = difficulty.p_random_exact(second), difficulty.p_random(second)
     assert after == alone
+
+
+def test_the_options_kept_per_table_change_no_answer_and_no_state_count() -> None:
+    # Each table's playable combinations and their slot moves are kept per variant across
+    # calls (a pure function of the table): the chances and the states counted are the same
+    # cold or warm, whatever came before, and with the options trimmed to a handful.
+    tables = [dealt("sum15", seed) for seed in range(1, 7)]
+    caches.clear()
+    cold = [(difficulty.p_random(t), difficulty.random_states(t)) for t in tables]
+    warm = [(difficulty.p_random(t), difficulty.random_states(t)) for t in reversed(tables)][::-1]
+    options = difficulty._moves_for(variant_named("sum15")).options
+    assert len(options) > 0
+    limit = options.limit
+    try:
+        options.limit = 3
+        trimmed = [(difficulty.p_random(t), difficulty.random_states(t)) for t in tables]
+        assert len(options) > 3  # filled past its bound by a call, cut back before the next
+    finally:
+        options.limit = limit
+    assert cold == warm == trimmed
 
 
 def test_the_table_is_left_alone() -> None:

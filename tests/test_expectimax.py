@@ -135,3 +135,23 @@ def test_positions_of_play_and_any_counts_get_the_same_floats(name: str) -> None
         assert value <= in_play.most(*counts)
         checked += 1
     assert checked >= 5
+
+
+def test_trimmed_memos_change_no_value() -> None:
+    # The memos (values per state, draws per unseen multiset) are bounded and trimmed between
+    # moves: a player whose memos keep a handful of entries gets the same floats as a fresh one.
+    from triples.config import variant_named
+
+    sum15 = variant_named("sum15")
+    rng = random.Random(8)
+    player = Expectimax(sum15)
+    player.kept.limit, player.drawn.limit = 50, 5
+    for _ in range(12):
+        deck = [v for v in range(1, 10) for _ in range(4)]
+        rng.shuffle(deck)
+        table, unseen = deck[:9], deck[9 : 9 + rng.randint(6, 10)]
+        position = [table.count(v) for v in range(10)], [unseen.count(v) for v in range(10)]
+        player.trim()
+        assert len(player.kept) <= 50 and len(player.drawn) <= 5
+        assert player.move_values(*position) == Expectimax(sum15).move_values(*position)
+    assert len(player.drawn) > 5  # the walks filled it past its bound, and trim cut it back

@@ -9,9 +9,11 @@ import pytest
 
 from tests.helpers import SEED1, SEED1_TABLE
 from tests.rule_sets import brute_best
-from triples import rules, run, search, strategy
+from triples import caches, rules, run, search, strategy
 from triples.cards import Card
 from triples.config import VARIANTS, Variant, variant_named
+from triples.search.engine import _Search
+from triples.search.kit import kit_for
 from triples.shuffle import shuffled
 from triples.table import Move, Table
 
@@ -456,3 +458,63 @@ def test_decks_sharing_a_packing_memo_score_as_fresh_searches(v: Variant) -> Non
         entries += len(packed)
     if v.deck_size == 36:  # here the searches reach the phase after the stock, and share it
         assert entries
+
+
+def sampled_positions(v: Variant, seeds: range) -> Iterator[tuple[list[int], list[int], int]]:
+    """Positions as the fair player scores them: after the opening's first legal move, each
+    candidate's table with the refill of a random order of the unseen cards (values, the
+    order, the refill's length)."""
+    rng = random.Random(v.name)
+    for seed in seeds:
+        table = Table(v, shuffled(v.cards, seed))
+        if opening := rules.legal_moves(table):
+            table.push(opening[0])
+        base = [x for x in table.values if x]
+        order = list(table.deck_values[table.next_card :])
+        rng.shuffle(order)
+        refill = order[: v.per_move]
+        for combo in rules.value_combos(rules.histogram(base, v.max_value), v.per_move, v.target):
+            left = list(base)
+            for x in combo:
+                left.remove(x)
+            yield [*left, *refill], order, len(refill)
+
+
+@pytest.mark.parametrize("name", ["sum15", "classic"])
+def test_searches_without_lines_share_the_variants_packing_memo_and_stay_exact(name: str) -> None:
+    # A deck made without a memo of its own shares its variant's (kit.Kit.packing) with every
+    # other deck, whatever its order or length: each score is still the fresh search's, cold
+    # or warm, in either order of the positions.
+    v = variant_named(name)
+    positions = list(sampled_positions(v, range(1, 9)))
+    fresh = [search.analyse_values(v, values, order, next_card).best for values, order, next_card in positions]
+    caches.clear()
+    forward = [search.FixedDeck(v, order).best_gain(values, next_card) for values, order, next_card in positions]
+    assert forward == fresh
+    if name == "sum15":  # here the searches reach the phase after the stock
+        assert len(kit_for(v).packing.data) > 0
+    backward = [search.FixedDeck(v, order).best_gain(values, n) for values, order, n in reversed(positions)]
+    assert backward[::-1] == fresh
+    # A search that keeps lines keeps its own memo: what it finds never depends on another's.
+    caches.clear()
+    for values, order, next_card in positions[:10]:
+        search.analyse_values(v, values, order, next_card)
+    assert not kit_for(v).packing.data
+
+
+def test_the_second_dive_finds_full_clears_the_dive_misses_and_stays_exact() -> None:
+    # On sum15 the dive (high cards first) often misses a bound of every card left that
+    # another line reaches; a search without lines then tries the freest line before
+    # searching. Its scores are the fresh search's, and some are found by it alone.
+    v = variant_named("sum15")
+    by_second_dive = 0
+    for values, order, next_card in sampled_positions(v, range(1, 13)):
+        deck = search.FixedDeck(v, order)
+        best = deck.best_gain(values, next_card)
+        assert best == search.analyse_values(v, values, order, next_card).best
+        first = _Search(v, order, lines=False)
+        first.root(values, next_card, 0)
+        first.root_cap()
+        first.dive()
+        by_second_dive += deck._search.states == 0 and first.best < best
+    assert by_second_dive > 0

@@ -85,6 +85,16 @@ class _Moves:
     # binomial[n][m] = C(n, m) for every count n a value can show and m up to per_move
     binomial: tuple[tuple[int, ...], ...]
     position_shift: int
+    # Per table (``key``): the playable combinations, each as its need and its number of slot
+    # moves, and the total of those: a pure function of the table, which recurs under many
+    # stock positions and across deals (``_RandomPlay.options_of``).
+    options: caches.Memo[int, Options]
+
+
+# A table's options: every slot move's count, and per playable combination (need, slot moves).
+Options = tuple[int, tuple[tuple[int, int], ...]]
+# Tables whose options each variant keeps (the oldest dropped first past it).
+OPTIONS_KEPT = 200_000
 
 
 def _build_moves(variant: Variant) -> _Moves:
@@ -104,6 +114,7 @@ def _build_moves(variant: Variant) -> _Moves:
         combos=combos,
         binomial=tables.binomial,
         position_shift=layout.end,
+        options=caches.Memo("random play options", OPTIONS_KEPT),
     )
 
 
@@ -115,6 +126,8 @@ class _RandomPlay(Generic[Chance]):
 
     def __init__(self, table: Table, goal: int, zero: Chance, one: Chance, max_states: int) -> None:
         self.moves = moves = _moves_for(table.variant)
+        moves.options.trim()
+        self.options = moves.options.data
         self.goal = goal
         self.zero: Chance = zero
         self.one: Chance = one
@@ -122,6 +135,11 @@ class _RandomPlay(Generic[Chance]):
         self.deck = table.deck_values
         self.size = len(self.deck)
         self.start = table.next_card
+        # Per stock position p at or past the start: what the refill from p adds to the key.
+        k = moves.per_move
+        self.added = [0] * self.start + [
+            sum(1 << moves.shift[w] for w in self.deck[p : p + k]) for p in range(self.start, self.size + 1)
+        ]
         self.on_table = sum(1 for v in table.values if v)
         self.value = sum(table.values) + sum(self.deck[table.next_card :])
         self.key = sum(1 << moves.shift[v] for v in table.values if v)
@@ -146,6 +164,22 @@ class _RandomPlay(Generic[Chance]):
             return self.zero
         return self.chance(p, n, self.value, self.key)
 
+    def options_of(self, key: int) -> Options:
+        """The table's options (``_Moves.options``): per playable combination, its slot
+        moves, a product of binomials (module docstring)."""
+        moves = self.moves
+        guards, binomial, mask = moves.guards, moves.binomial, moves.mask
+        guarded = key | guards
+        playable = []
+        for need, uses in moves.combos:
+            if (guarded - need) & guards == guards:
+                ways = 1
+                for at, m in uses:
+                    ways *= binomial[(key >> at) & mask][m]
+                playable.append((need, ways))
+        found = self.options[key] = (sum(ways for _, ways in playable), tuple(playable))
+        return found
+
     def chance(self, p: int, n: int, value: int, key: int) -> Chance:
         """The probability of reaching the goal from the state (stock position ``p``, ``n`` cards
         on the table, ``value`` the worth of every card not yet cleared, counts in ``key``).
@@ -158,11 +192,11 @@ class _RandomPlay(Generic[Chance]):
             raise TooManyStates(self.max_states)
         if not self.states & CHECK_EVERY:
             deadline.check()
-        binomial, mask, shift = moves.binomial, moves.mask, moves.position_shift
+        shift = moves.position_shift
         k = moves.per_move
-        refill = self.deck[p : p + k]
-        added = sum(1 << moves.shift[w] for w in refill)
-        child_p, child_n, child_value = p + len(refill), n - k + len(refill), value - moves.target
+        added = self.added[p]
+        child_p = p + k if p + k < self.size else self.size
+        child_n, child_value = n - k + child_p - p, value - moves.target
         child_cleared = self.base + child_p - child_n
         if child_p == self.size:
             # An empty stock: the state no longer depends on the deal, only on the counts and
@@ -176,17 +210,12 @@ class _RandomPlay(Generic[Chance]):
         child_open = child_cleared + min(cards_left // k, child_value // moves.target) * k >= self.goal
         child_done = child_cleared >= self.goal
         zero, one = self.zero, self.one
-        guards = moves.guards
-        guarded = key | guards
-        total = 0
+        options = self.options.get(key)
+        if options is None:
+            options = self.options_of(key)
+        total, playable = options
         weighted = zero
-        for need, uses in moves.combos:
-            if (guarded - need) & guards != guards:
-                continue
-            ways = 1
-            for at, m in uses:
-                ways *= binomial[(key >> at) & mask][m]
-            total += ways
+        for need, ways in playable:
             if child_done:
                 weighted += ways * one
             elif child_open:

@@ -15,7 +15,9 @@ always worked out from the smaller of its two keys, so its float never depends o
 came first. A decision node stops trying moves once one reaches what the cards left allow
 (``most_in_play`` for positions of play: the deck less whole moves).
 
-The memo is kept per variant between moves and games (``triples.fair.exact_player``), bounded.
+The memo is kept per variant between moves and games (``triples.fair.exact_player``), bounded,
+and so are the draws of each unseen multiset (``Expectimax.drawn``): a chance node walks only
+the values it can draw.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ Decide = Callable[[Recursion[Value], int, int, int, int], Value]
 
 # The exact memo is kept between moves and games; past this size its oldest entries go first.
 MEMO_LIMIT = 1_000_000
+# Unseen multisets whose draws are kept (``_recursion``), the oldest dropped first past it.
+DRAWS_LIMIT = 200_000
+# A chance node's draws: per value unseen, its count and what drawing it adds to both keys.
+Draws = tuple[tuple[int, int, int], ...]
 # The deadline is checked once per this many + 1 states the expectimax settles.
 CHECK_EVERY = 1023
 
@@ -149,40 +155,54 @@ def _recursion(
     memo: dict[int, Value],
     zero: Value,
     decide: Decide[Value],
+    drawn: dict[int, Draws],
 ) -> Recursion[Value]:
     """The memoised recursion over (key, its mirror key, cards on the table, cards unseen).
     A chance node (the table has room while cards are unseen) is the average over its draws,
     written here; a decision node's worth is ``decide``'s, given the recursion to call on the
-    moves' children (each goal picks its own best move). ``zero`` is the nothing of the goal."""
-    slots, mask = packing.slots, packing.unseen_mask
-    draws = tuple((shift, add, mirror_add) for _, shift, add, mirror_add in packing.draws)
+    moves' children (each goal picks its own best move). ``zero`` is the nothing of the goal.
+    ``drawn`` keeps each unseen multiset's draws (``draws_of``)."""
+    slots, mask, base = packing.slots, packing.unseen_mask, packing.unseen_shift[1]
+    draws = tuple((shift - base, add, mirror_add) for _, shift, add, mirror_add in packing.draws)
 
-    def value(key: int, mirror_key: int, n: int, u: int) -> Value:
+    def draws_of(unseen: int) -> Draws:
+        """Per value unseen, in value order: its count, what drawing it adds to the key and
+        to the mirror key. Remembered per unseen multiset (the key's top fields): a chance
+        node then walks only the values it can draw, without reading their counts."""
+        made = drawn[unseen] = tuple(
+            [(unseen >> shift & mask, add, mirror_add) for shift, add, mirror_add in draws if unseen >> shift & mask]
+        )
+        return made
+
+    def settle(key: int, mirror_key: int, n: int, u: int) -> Value:
+        """The worth of a state not in the memo (its callers looked it up already)."""
         if mirror_key < key:
             # Worked out from the smaller of the two images, always: a state's value is then
             # the same float whichever image was met first (its sums in one order).
             key, mirror_key = mirror_key, key
-        found = memo.get(key)
-        if found is not None:
-            return found
         if u and n < slots:
             total = zero
-            for shift, add, mirror_add in draws:
-                count = (key >> shift) & mask
-                if count:
-                    # Most children are memo hits: look them up here, not in a call.
-                    child, mirror_child = key + add, mirror_key + mirror_add
-                    found = memo.get(child if child < mirror_child else mirror_child)
-                    if found is None:
-                        found = value(child, mirror_child, n + 1, u - 1)
-                    total += count * found
+            kinds = drawn.get(key >> base)
+            if kinds is None:
+                kinds = draws_of(key >> base)
+            for count, add, mirror_add in kinds:
+                # Most children are memo hits: look them up here, not in a call.
+                child, mirror_child = key + add, mirror_key + mirror_add
+                found = memo.get(child if child < mirror_child else mirror_child)
+                if found is None:
+                    found = settle(child, mirror_child, n + 1, u - 1)
+                total += count * found
             result = total / u
         else:
-            result = decide(value, key, mirror_key, n, u)
+            result = decide(settle, key, mirror_key, n, u)
         memo[key] = result
         if not len(memo) & CHECK_EVERY:
             deadline.check()
         return result
+
+    def value(key: int, mirror_key: int, n: int, u: int) -> Value:
+        found = memo.get(key if key < mirror_key else mirror_key)
+        return settle(key, mirror_key, n, u) if found is None else found
 
     return value
 
@@ -196,12 +216,18 @@ class Expectimax:
         # Values of a pure function of the key: shared by threads, trimmed between moves.
         self.kept: caches.Memo[int, float] = caches.Memo("fair exact", MEMO_LIMIT)
         self.memo = self.kept.data
+        self.drawn: caches.Memo[int, Draws] = caches.Memo("fair exact draws", DRAWS_LIMIT)
         packing, k = self.packing, self.packing.per_move
         # Two walks over the one memo, each with bounds true of the states it meets (the
         # entries are exact either way): positions of play, and any counts at all.
-        self._in_play = _recursion(packing, self.memo, 0.0, self._best_move(packing.most_in_play))
+        self._in_play = _recursion(packing, self.memo, 0.0, self._best_move(packing.most_in_play), self.drawn.data)
         every = tuple(c // k * k for c in range(packing.deck_size + 1))
-        self._any_counts = _recursion(packing, self.memo, 0.0, self._best_move(every))
+        self._any_counts = _recursion(packing, self.memo, 0.0, self._best_move(every), self.drawn.data)
+
+    def trim(self) -> None:
+        """Keep the memos within their bounds (between moves, never during a walk)."""
+        self.kept.trim()
+        self.drawn.trim()
 
     def most(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> int:
         """An upper bound on the cards still cleared from this state, whatever is drawn."""
@@ -222,7 +248,7 @@ class Expectimax:
             return self._in_play, packing.most_in_play
         if cards > size:  # more cards than the deck holds: a walk with room for them
             every = tuple(c // k * k for c in range(cards + 1))
-            return _recursion(packing, self.memo, 0.0, self._best_move(every)), every
+            return _recursion(packing, self.memo, 0.0, self._best_move(every), self.drawn.data), every
         return self._any_counts, tuple(c // k * k for c in range(size + 1))
 
     def expected(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> float:
@@ -293,7 +319,7 @@ class ExpectimaxWin:
     def __init__(self, variant: Variant) -> None:
         self.packing = packing_for(variant)
         self.memo: dict[int, complex] = {}
-        self._value = _recursion(self.packing, self.memo, 0j, self._best_moves())
+        self._value = _recursion(self.packing, self.memo, 0j, self._best_moves(), {})
 
     def from_deal(self) -> complex:
         """The root chance node: every opening table, dealt from the whole deck."""

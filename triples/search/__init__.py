@@ -4,7 +4,7 @@ This package's face: ``best_cleared``, ``solve``, ``analyse``, ``analyse_values`
 ``FixedDeck``, ``slot_line``, ``packing_weights`` and ``recursion_room``. Inside: ``layouts``
 (the two packings of a table's value counts), ``bounds`` (the value-sum bound, the linear
 program and the bound families), ``kit`` (what every search of a variant shares), ``engine``
-(the search and its stock phase), ``dive`` (its first incumbent), ``packing`` (the phase after
+(the search and its stock phase), ``dive`` (its first incumbents), ``packing`` (the phase after
 the stock), ``room`` (stack room, safe under threads).
 
 It is a depth-first search that keeps the best line found so far (the incumbent), cuts every
@@ -14,7 +14,10 @@ on classic also a few fixed dual weight vectors, ``bounds.Family``) depends only
 cards not yet cleared, so it is remembered per multiset across states and deals. Moves are
 value combinations, one per distinct combination, never slot combinations. The first line
 tried, the dive (always the first playable combination, high cards first), runs before the
-search without its memo and bounds: when it reaches the bound the search is skipped.
+search without its memo and bounds: when it reaches the bound the search is skipped. A search
+that keeps no line (``FixedDeck``) whose bound is every card left tries a second line when the
+dive misses it, the freest (each turn the combination leaving the most playable), before
+searching; such searches also share one memo of the phase after the stock per variant.
 
 Slots and suits never change a score, so a state is the stock position plus how many cards of
 each value lie on the table, packed into one int, two ways. While the stock lasts the counts
@@ -100,8 +103,8 @@ class FixedDeck:
 
     def __init__(self, variant: Variant, deck: Sequence[int], packed: dict[int, int] | None = None) -> None:
         """``deck`` holds values, top first; positions index into it. ``packed``, when given, is
-        the memo of the phase after the stock, shared with other decks of the same length:
-        there a state's worth does not depend on the deck (the fair player's orders)."""
+        the memo of the phase after the stock, where a state's worth depends on the table
+        alone; by default the variant's own, shared by every deck (the fair player's orders)."""
         self._search = _Search(variant, deck, lines=False, packed=packed)
 
     def best_gain(self, values: Sequence[int], next_card: int) -> int:

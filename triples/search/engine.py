@@ -56,10 +56,12 @@ class _Search(PackingPhase, Dive):
         "deck",
         "dive_moves",
         "family",
+        "freest_moves",
         "guards",
         "key",
         "lines",
         "memo",
+        "mobility",
         "moves",
         "on_table",
         "ones",
@@ -87,23 +89,31 @@ class _Search(PackingPhase, Dive):
     ) -> None:
         """``deck`` holds values, top first; ``lines``: whether ``run`` completes a line found
         through the memo (``FixedDeck`` needs only the number); ``packed``: the packing
-        phase's memo, when searches over other orders of the same cards share it."""
+        phase's memo, when the caller shares one between searches (without it, a search that
+        keeps no lines shares its variant's, ``kit.Kit.packing``; one that does, its own)."""
         self.variant = variant
         self.deck = deck
         self.size = len(deck)
         # Entries depend on the deck only, never on the root: every root over this deck
         # order can share them (``FixedDeck``).
         self.memo: dict[int, int] = {}
-        # The packing phase's entries: a table's worth once the stock is empty is the same
-        # over any deck of this length (the key's position is one past its end).
-        self.packed: dict[int, int] = {} if packed is None else packed
         self.lines = lines
         kit = kit_for(variant)
+        # The packing phase's entries: a table's worth once the stock is empty, whatever the
+        # deck and the root. A line rebuilt through an entry another search settled would
+        # depend on what ran before, so only a search without lines reads the shared memo.
+        if packed is None:
+            packed = {} if lines else kit.packing.data
+        self.packed = packed
         self.family, self.moves = kit.family, kit.moves
         self.rules = rule = kit.rules
         kit.trim()
         self.bounds, self.candidates, self.unary = kit.bounds.data, kit.candidates.data, kit.unary.data
-        self.dive_moves = kit.dive_moves.data
+        self.dive_moves, self.freest_moves, self.mobility = (
+            kit.dive_moves.data,
+            kit.freest_moves.data,
+            kit.mobility.data,
+        )
         # Per stock position p: the stock deck[p:] as a binary-layout histogram. The table's
         # key plus this is the multiset the bound reads; the difference of two is a refill.
         self.stock_left = list(accumulate(map(rule.units.__getitem__, reversed(deck)), initial=0))
@@ -169,6 +179,12 @@ class _Search(PackingPhase, Dive):
         if p < self.size:
             if not self.memo.get(self.state, 0) & 1:
                 self.dive()
+                # A second try pays where the bound is every card left (on sum15 it then
+                # reaches it about half the time the dive does not); elsewhere it rarely
+                # does (classic: under 2%). Only without lines: where it succeeds it changes
+                # which of the best lines is found, and ``solve``'s line must not change.
+                if self.best < self.cap and not self.lines and self.cap - self.base - p + n == n + self.size - p:
+                    self.second_dive()
         else:
             self.key = self.rules.unary_key(self.counts)
             # A lookahead greedy line: packing is where a good incumbent pays (with a stock the

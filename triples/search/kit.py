@@ -1,7 +1,7 @@
 """What every search of one variant shares (``Kit``), kept per variant by ``triples.caches``.
 
 A kit holds the variant's layouts, its bound family and its moves with their family weights,
-all derived once, and four memos of pure functions that recur under many stock positions and
+all derived once, and memos of pure functions that recur under many stock positions and
 across deals. A search (``engine._Search``) looks its kit up once (everything it shares is
 one look-up away), reads it and changes only its own object.
 """
@@ -24,10 +24,11 @@ CACHE_KEPT = 500_000
 @dataclass(frozen=True)
 class Kit:
     """What every search of one variant shares: its layouts, its bound family (None without a
-    stock phase, or where none pays), its moves with their family weights, and three memos of
-    pure functions: the bound per multiset of cards not yet cleared (binary layout), the
-    combinations each pattern of values present can supply, and each table's unary key and
-    counts. They recur under many stock positions and across deals."""
+    stock phase, or where none pays), its moves with their family weights, and memos of pure
+    functions: the bound per multiset of cards not yet cleared (binary layout), the
+    combinations each pattern of values present can supply, each table's unary key and
+    counts, each table's moves of the two dives and its mobility, and what a table can clear once the stock is empty.
+    They recur under many stock positions and across deals."""
 
     rules: Rules
     family: Family | None
@@ -36,6 +37,13 @@ class Kit:
     candidates: caches.Memo[int, tuple[Move, ...]]
     unary: caches.Memo[int, tuple[int, tuple[int, ...]]]
     dive_moves: caches.Memo[int, DiveMove]
+    # The second dive's move per table, and per table how many combinations it can supply.
+    freest_moves: caches.Memo[int, DiveMove]
+    mobility: caches.Memo[int, int]
+    # What a table can still clear once the stock is empty (unary key), for the searches
+    # that keep no lines (``engine._Search``): the same whatever the deck, so every sampled
+    # order of every position and game shares it (sum15: under a thousand tables in all).
+    packing: caches.Memo[int, int]
 
     def trim(self) -> None:
         """Keep the memos within their bounds: called before each search, never during one
@@ -46,11 +54,17 @@ class Kit:
             or len(self.candidates.data) > CACHE_KEPT
             or len(self.unary.data) > CACHE_KEPT
             or len(self.dive_moves.data) > DIVE_MOVES_KEPT
+            or len(self.freest_moves.data) > DIVE_MOVES_KEPT
+            or len(self.mobility.data) > DIVE_MOVES_KEPT
+            or len(self.packing.data) > CACHE_KEPT
         ):
             self.bounds.trim()
             self.candidates.trim()
             self.unary.trim()
             self.dive_moves.trim()
+            self.freest_moves.trim()
+            self.mobility.trim()
+            self.packing.trim()
 
 
 def _build_kit(variant: Variant) -> Kit:
@@ -67,6 +81,9 @@ def _build_kit(variant: Variant) -> Kit:
         caches.Memo("candidates", CACHE_KEPT),
         caches.Memo("unary", CACHE_KEPT),
         caches.Memo("dive moves", DIVE_MOVES_KEPT),
+        caches.Memo("freest moves", DIVE_MOVES_KEPT),
+        caches.Memo("mobility", DIVE_MOVES_KEPT),
+        caches.Memo("packing", CACHE_KEPT),
     )
 
 

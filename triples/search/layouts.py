@@ -6,7 +6,8 @@ above. A move changes the key by constants (minus the combination's delta, plus 
 cards and the position's step), and one subtraction against the guard bits tells whether a
 combination is playable. Once the stock is empty the packing phase uses a unary layout: value
 v owns a field of ``width`` bits in which its count c is the c lowest bits set, so taking one
-card flips one bit. The two layouts' memo keys never overlap (``position_shift``).
+card flips one bit. The two layouts' keys live in separate memos (``engine._Search.memo`` and
+``packed``).
 """
 
 from __future__ import annotations
@@ -47,9 +48,6 @@ class Rules:
     every: int
     # bits[v][c]: the key bit that is set when the table holds more than c cards of value v.
     bits: tuple[tuple[int, ...], ...]
-    # The packing phase's memo key puts the stock position (one past the end) above every
-    # count field of either layout.
-    position_shift: int
     # The stock phase's layout: value v's count in binary in a field of ``binary_width`` bits
     # at ``offsets[v]`` (a byte), its top bit a guard bit (``guards``: all of them). A move
     # changes the key by constants: minus its combination's delta, plus its refill's cards.
@@ -112,7 +110,6 @@ def _build(variant: Variant) -> Rules:
         uses=uses,
         holders=holders,
         bits=tuple(tuple(1 << (width * (v - 1) + c) for c in range(width)) if v else () for v in range(top + 1)),
-        position_shift=max(width * top, binary_width * (top + 1)),
         binary_width=binary_width,
         stock_shift=binary_width * (top + 1),
         offsets=offsets,

@@ -153,11 +153,10 @@ class PackingPhase:
         if cleared > self.best:
             self.improve(cleared)
         rule = self.rules
+        # Its own dict, keyed by the unary key alone: a table's worth once the stock is empty
+        # depends on nothing else (not the deck, its length or the root).
         memo = self.packed
-        # One past the end: the stock phase keeps its own (binary) entries for the end
-        # position, and these unary keys must never be read as them.
-        at_end = (self.size + 1) << rule.position_shift
-        memo_key = key | at_end
+        memo_key = key
         entry = memo.get(memo_key)
         if entry is not None and (entry & 1 or cleared + (entry >> 1) <= self.best):
             if cleared + (entry >> 1) > self.best:
@@ -212,7 +211,7 @@ class PackingPhase:
             for v in combo:
                 counts[v] -= 1
                 child ^= bits[v][counts[v]]
-            result = memo.get(child | at_end, 0)
+            result = memo.get(child, 0)
             if not result & 1:
                 path.append(combo)
                 result = self.pack(n - k, value - target, child, cleared + k)
