@@ -1,8 +1,10 @@
-"""Rule sets of one's own: the exact search on random rule sets, and what ``triples sweep`` costs.
+"""Rule sets of one's own: the exact search on random rule sets, what ``triples sweep`` costs, and
+the --difficulty rows it multiplies.
 
-    python benchmarks/sweep.py                       # both parts at the issue's size
-    python benchmarks/sweep.py --part 1 --deals 30   # part 1 only, 30 seeds per rule set
-    python benchmarks/sweep.py --part 2 --seeds 200  # part 2 on seeds 1-200
+    python benchmarks/sweep.py                        # all three parts at the issue's size
+    python benchmarks/sweep.py --part 1 --deals 30    # part 1 only, 30 seeds per rule set
+    python benchmarks/sweep.py --part 2 --seeds 200   # part 2 on seeds 1-200
+    python benchmarks/sweep.py --part 3 --before none  # part 3 on this package alone
 
 Part 1: ``search.analyse`` against a naive memoised search (benchmarks/naive.py: every slot combination of the table,
 memoised on the stock position and the sorted table values, no bounds) on 20 random rule sets
@@ -17,20 +19,32 @@ prints in its speed line (the rating, not Python's start-up). Required: the swee
 equal rate's for every rule set, and the sweep's overhead under 10% (its time over the sum of
 rate's). The two alternate for ``--repeat`` rounds and each keeps its fastest, since on a
 shared machine one round's ratio is noisy.
+
+Part 3: ``triples rate --difficulty --jobs 2`` on sum15 and classic over the same seeds (the
+real command, its own speed line), with this package and, back to back, with the package as it
+was at git commit ``--before`` (default: the last commit before the fair player's speed work;
+``none`` skips it). A sweep with ``--difficulty`` rates each rule set this way, so these deals
+per second are what such a sweep multiplies by its rule sets. Required: at least 100 deals per
+second on each variant (a timing: on a busy machine read the ratio to the package before), and
+the fair player's win rate within half a point of the package before's (a count, not a timing).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import csv
+import os
 import random
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
-from common import verdict
+from common import load, verdict
 from naive import naive_best
 
 from triples import search
@@ -44,6 +58,11 @@ DEALS = 100
 SPEEDUP_REQUIRED = 10.0
 OVERHEAD_ALLOWED = 0.10
 SPEED = re.compile(r"deals per second: [0-9.]+ \(([0-9]+) new deals in ([0-9.]+) s")
+FAIR_WINS = re.compile(r"win rate fair: [0-9.]+% \(([0-9]+)/([0-9]+)\)")
+ROOT = Path(__file__).resolve().parent.parent
+BEFORE_FAIR_SPEED_WORK = "a4ce669"
+DIFFICULTY_GOAL = 100.0  # deals per second at --jobs 2
+WIN_RATE_DRIFT = 0.5  # percentage points
 
 
 def random_rule_sets(count: int, rng: random.Random) -> list[Variant]:
@@ -93,8 +112,15 @@ def part_1(deals: int) -> list[str]:
     return failures
 
 
-def command(*args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "triples", *args], capture_output=True, text=True, check=False)
+def command(*args: str, package: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``triples`` with ``args``; with ``package``, the ``triples`` in that folder instead of this one."""
+    env, cwd = None, None
+    if package is not None:  # run from the package's folder so that its ``triples`` is the one imported
+        env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+        cwd = package
+    done = subprocess.run(
+        [sys.executable, "-m", "triples", *args], capture_output=True, text=True, check=False, env=env, cwd=cwd
+    )
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(args[:3])} failed ({done.returncode}): {done.stderr.strip()}")
     return done
@@ -159,17 +185,68 @@ def part_2(seeds: int, jobs: int, repeat: int) -> list[str]:
     return failures
 
 
+def package_at(ref: str, folder: Path) -> Path:
+    """The ``triples`` package as it was at git commit ``ref``, unpacked (and compiled) in ``folder``."""
+    archive = subprocess.run(["git", "archive", ref, "triples"], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    compileall.compile_dir(str(folder / "triples"), quiet=1)
+    return folder
+
+
+def difficulty_run(variant: str, seeds: int, jobs: int, package: Path | None) -> tuple[float, int, int]:
+    """Deals per second of ``rate --difficulty`` and the fair player's wins out of its deals."""
+    rated = command(
+        "rate", "--variant", variant, "--seeds", f"1-{seeds}", "--difficulty", "--jobs", str(jobs), "--format", "csv",
+        package=package,
+    )
+    deals, seconds = seconds_of(rated.stderr)
+    found = FAIR_WINS.search(rated.stderr)
+    assert found is not None, rated.stderr
+    return deals / seconds, int(found[1]), int(found[2])
+
+
+def part_3(seeds: int, jobs: int, before: str) -> list[str]:
+    label = "" if before == "none" else f", and at {before} back to back"
+    print(f"part 3: rate --difficulty on seeds 1-{seeds}, jobs {jobs}, this package{label}; {load()}")
+    failures: list[str] = []
+    with tempfile.TemporaryDirectory() as folder:
+        old = None if before == "none" else package_at(before, Path(folder))
+        for variant in ("sum15", "classic"):
+            speed, wins, deals = difficulty_run(variant, seeds, jobs, None)
+            line = f"  {variant:<8} {speed:6.1f} deals/s, fair wins {wins}/{deals} ({100 * wins / deals:.2f}%)"
+            if old is not None:
+                old_speed, old_wins, old_deals = difficulty_run(variant, seeds, jobs, old)
+                drift = abs(100 * wins / deals - 100 * old_wins / old_deals)
+                line += (
+                    f"; before {old_speed:6.1f} deals/s, fair wins {old_wins}/{old_deals}"
+                    f" ({100 * old_wins / old_deals:.2f}%); {speed / old_speed:.2f}x"
+                )
+                if drift > WIN_RATE_DRIFT:
+                    failures.append(f"part 3: {variant}: the fair player's win rate moved {drift:.2f} points")
+            print(line)
+            if speed < DIFFICULTY_GOAL:
+                failures.append(f"part 3: {variant}: {speed:.1f} deals/s, goal {DIFFICULTY_GOAL:.0f}")
+    print(f"  after: {load()}")
+    return failures
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", type=int, choices=(1, 2), action="append", help="run only this part (repeatable)")
+    parser.add_argument("--part", type=int, choices=(1, 2, 3), action="append", help="run only this part (repeatable)")
     parser.add_argument("--deals", type=int, default=DEALS, help=f"part 1: seeds per rule set (default {DEALS})")
-    parser.add_argument("--seeds", type=int, default=1000, help="part 2: seeds 1..N (default 1000)")
-    parser.add_argument("--jobs", type=int, default=2, help="part 2: worker processes (default 2)")
+    parser.add_argument("--seeds", type=int, default=1000, help="parts 2 and 3: seeds 1..N (default 1000)")
+    parser.add_argument("--jobs", type=int, default=2, help="parts 2 and 3: worker processes (default 2)")
+    parser.add_argument(
+        "--before", default=BEFORE_FAIR_SPEED_WORK, metavar="REF",
+        help=f"part 3: also the package at this git commit (default {BEFORE_FAIR_SPEED_WORK}; none: skip)",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="part 2: rounds, alternating the order (default 3)")
     args = parser.parse_args(argv)
-    parts = args.part or [1, 2]
-    failures = (part_1(args.deals) if 1 in parts else []) + (
-        part_2(args.seeds, args.jobs, args.repeat) if 2 in parts else []
+    parts = args.part or [1, 2, 3]
+    failures = (
+        (part_1(args.deals) if 1 in parts else [])
+        + (part_2(args.seeds, args.jobs, args.repeat) if 2 in parts else [])
+        + (part_3(args.seeds, args.jobs, args.before) if 3 in parts else [])
     )
     return verdict(failures)
 

@@ -44,6 +44,11 @@ SHORT_RUNS = [
     pytest.param(
         ["sweep.py", "--part", "1", "--deals", "2", "--seeds", "2"], r"all requirements met|not met", id="sweep"
     ),
+    pytest.param(
+        ["sweep.py", "--part", "3", "--seeds", "3", "--jobs", "1", "--before", "HEAD"],
+        r"all requirements met|^FAIL part 3: classic: [\d.]+ deals/s, goal 100$",
+        id="sweep-difficulty",
+    ),
     pytest.param(["startup.py", "--runs", "1"], r"^goal: a one-operation batch within 120 ms: ", id="startup"),
 ]
 SHORT_SCRIPTS = {param.values[0][0] for param in SHORT_RUNS}  # type: ignore[index]

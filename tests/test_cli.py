@@ -309,6 +309,49 @@ def test_run_ends_quietly_when_stdout_is_closed(tmp_path: Path, args: list[str])
     assert (process.returncode, stderr) == (cli.EXIT_BROKEN_PIPE, b"")
 
 
+CLOSED_PIPE_COMMANDS = [
+    pytest.param(["run", "ops.json"], id="run"),
+    pytest.param(["ops.json"], id="no-command"),
+    pytest.param(["run", "--jsonl", "ops.jsonl"], id="run-jsonl"),
+    pytest.param(["record", "ops.json"], id="record"),
+    pytest.param(["replay", str(Path(__file__).parent.parent / "fixtures" / "core-spec-seed1.json")], id="replay"),
+    pytest.param(["rate", "--seeds", "1-3"], id="rate"),
+    pytest.param(["pick", "--band", "easy", "--seeds", "1-5", "--count", "1"], id="pick"),
+    pytest.param(["sweep", "--vary", "target=19..20", "--seeds", "1-2"], id="sweep"),
+    pytest.param(
+        ["calendar", "--start", "2026-01-05", "--days", "1", "--pattern", "easy", "--seeds", "1-5"], id="calendar"
+    ),
+    pytest.param(["bestrun", "KJQKA2A"], id="bestrun"),
+    pytest.param(["quartets", "fair.txt"], id="quartets"),
+    pytest.param(["--help"], id="help"),
+    pytest.param(["rate", "--help"], id="command-help"),
+    pytest.param(["--version"], id="version"),
+]
+
+
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("args", CLOSED_PIPE_COMMANDS)
+def test_every_command_exits_141_quietly_when_stdout_is_closed(tmp_path: Path, args: list[str], buffered: bool) -> None:
+    (tmp_path / "ops.json").write_bytes(orjson.dumps([["new", "g", 1], ["status", "g"]]))
+    (tmp_path / "ops.jsonl").write_bytes(b'["new","g",1]\n')
+    (tmp_path / "fair.txt").write_text("2\n1 A 2 3C no\n2 A 3 3A yes\n")
+    env = {name: value for name, value in ENV.items() if name != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "triples", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert process.stdout and process.stderr
+    process.stdout.close()  # gone before the first answer is written
+    _, stderr = process.communicate(timeout=TIMEOUT)
+    assert (process.returncode, stderr) == (cli.EXIT_BROKEN_PIPE, b"")
+
+
 def test_jsonl_ends_quietly_on_ctrl_c(coprocess: Coprocess) -> None:
     assert coprocess.ask(["new", "g", 1]) == run([["new", "g", 1]])[0]
     coprocess.process.send_signal(signal.SIGINT)  # it is waiting for the next line

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, NoReturn
+from typing import IO, Any, NoReturn
 
 from triples.cli.reading import STDIN, report_error, write
 from triples.exits import (  # re-exported: tests name them as triples.cli's
@@ -152,6 +152,12 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(self.prog, message)
+
+    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+        # argparse drops an OSError here; a reader gone before --help or --version is a closed
+        # pipe like any other (exit 141), so it is let through.
+        if message:
+            (file or sys.stderr).write(message)
 
 
 def build_parser(chosen: str | None) -> tuple[ArgumentParser, ArgumentParser | None]:
@@ -307,7 +313,9 @@ def no_plugins() -> tuple[()]:
 def main(argv: Sequence[str] | None = None) -> int:
     without_pydantic_plugins()
     try:
-        return dispatch(list(sys.argv[1:] if argv is None else argv))
+        status = dispatch(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()  # here, not at exit, so that a reader gone before the last write is seen
+        return status
     except BrokenPipeError:
         silence_stdout()
         return EXIT_BROKEN_PIPE
