@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import IO, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from triples.cli.reading import STDIN, report_error, write
 from triples.exits import (  # re-exported: tests name them as triples.cli's
@@ -33,6 +33,9 @@ from triples.exits import (  # re-exported: tests name them as triples.cli's
     CommandError,
 )
 from triples.install import needs_extra
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 __all__ = [
     "COMMANDS",
@@ -153,7 +156,7 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(self.prog, message)
 
-    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         # argparse drops an OSError here; a reader gone before --help or --version is a closed
         # pipe like any other (exit 141), so it is let through.
         if message:
