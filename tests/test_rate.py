@@ -29,7 +29,10 @@ from triples.api import run
 from triples.config import VARIANTS, variant_named
 from triples.rate import CORE_COLUMNS, Row, Summary, wilson_interval
 from triples.rate import rows as rate_rows
+from triples.rate.columns import DIFFICULTY_COLUMNS
+from triples.rate.command import Request, executor_for
 from triples.rate.formats import Csv, JsonLines, TextTable
+from triples.rate.interrupts import NEVER
 from triples.rate.rows import RECORD_COLUMNS, Column, RateOptions
 from triples.session import deal
 from triples.strategy import STRATEGIES
@@ -109,6 +112,27 @@ def test_jobs_1_and_2_give_identical_rows_in_seed_order() -> None:
     assert tables["1"] == tables["2"]
     assert [int(row[0]) for row in tables["1"]] == list(range(60))
     assert summary_part(by_jobs["1"].stderr) == summary_part(by_jobs["2"].stderr)
+
+
+@pytest.mark.parametrize(
+    ("seeds", "jobs", "extra", "size", "workers"),
+    [
+        pytest.param(20_000, 2, (), 100, 2, id="cheap-rows-large-range"),
+        pytest.param(60, 2, (), 8, 2, id="cheap-rows-small-range"),
+        pytest.param(20_000, 2, ("fair",), 8, 2, id="slow-rows"),
+        pytest.param(20_000, 2, DIFFICULTY_COLUMNS, 8, 2, id="difficulty-rows"),
+        pytest.param(5, 8, DIFFICULTY_COLUMNS, 1, 5, id="fewer-seeds-than-jobs"),
+        pytest.param(0, 2, (), 1, 1, id="nothing-to-rate"),
+    ],
+)
+def test_the_pool_gets_short_batches_of_slow_rows(
+    seeds: int, jobs: int, extra: tuple[str, ...], size: int, workers: int
+) -> None:
+    # A slow row takes up to a tenth of a second: in batches of 100 the worker that finishes
+    # first would wait seconds for the other at the end of the range.
+    request = Request(variant_named("sum15"), "high", 1, seeds, jobs, "csv", None, extra_columns=extra)
+    with executor_for(request, seeds, NEVER) as (executor, batch):
+        assert (batch, executor.label) == (size, f"jobs {workers}")
 
 
 def test_table_format_puts_rows_then_a_blank_line_then_the_summary_on_stdout() -> None:

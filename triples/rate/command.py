@@ -49,8 +49,9 @@ examples:
 
 PROG = "triples rate"
 DEFAULT_SCHEDULER_TIMEOUT = 10
-# On a cluster a task's rows come back when it ends: rows with --fair or --difficulty take about a
-# tenth of a second each, so a task of this many is back within a second.
+# Rows with --fair or --difficulty take a hundredth to a tenth of a second each, so batches of this
+# many: on a cluster a task's rows come back when it ends, within a second; in the pool a worker
+# that has finished waits at most one short batch for the other to finish the range.
 SLOW_ROWS_BATCH = 8
 
 
@@ -179,6 +180,8 @@ def executor_for(request: Request, todo_count: int, stop: StopSignals) -> Iterat
     """The executor to rate ``todo_count`` seeds on, and the batch size to give it."""
     if request.scheduler is None or todo_count == 0:  # nothing to rate: no cluster to start
         size = batch_size_for(todo_count, request.jobs)
+        if request.extra_columns:  # slow rows: short batches, so that no worker idles at the end
+            size = min(size, SLOW_ROWS_BATCH)
         jobs = max(1, min(request.jobs, math.ceil(todo_count / size)))  # no idle workers to start
         yield pool_of(jobs), size
         return
