@@ -45,7 +45,7 @@ SHORT_RUNS = [
         ["sweep.py", "--part", "1", "--deals", "2", "--seeds", "2"], r"all requirements met|not met", id="sweep"
     ),
     pytest.param(
-        ["sweep.py", "--part", "3", "--seeds", "3", "--jobs", "1", "--before", "HEAD"],
+        ["sweep.py", "--part", "3", "--seeds", "3", "--jobs", "1", "--before", "HEAD", "--repeat", "2"],
         r"all requirements met|^FAIL part 3: classic: [\d.]+ deals/s, goal 100$",
         id="sweep-difficulty",
     ),
