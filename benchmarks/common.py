@@ -1,10 +1,16 @@
-"""What several benchmark scripts share: the closing verdict, the machine's load, and the
-seed-range options of the scripts that time ``triples rate`` runs."""
+"""What several benchmark scripts share: the closing verdict, the machine's load, the
+seed-range options of the scripts that time ``triples rate`` runs, and the package as it was
+at an earlier commit, to time beside this one."""
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def verdict(failures: list[str]) -> int:
@@ -34,3 +40,12 @@ def rate_run_options(description: str) -> tuple[argparse.Namespace, int, int]:
     first, last = args.first, args.first + args.seeds - 1
     print(f"{args.variant} seeds {first}-{last} on {os.cpu_count()} cores; before: {load()}")
     return args, first, last
+
+
+def package_at(ref: str, folder: Path) -> Path:
+    """The ``triples`` package as it was at git commit ``ref``, unpacked (and compiled) in
+    ``folder``; put ``folder`` first on the path (or run from it) to import that one."""
+    archive = subprocess.run(["git", "archive", ref, "triples"], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    compileall.compile_dir(str(folder / "triples"), quiet=1)
+    return folder

@@ -61,7 +61,7 @@ def rated(variant: Variant, strategy: str, count: int, jobs: int, columns: tuple
     goes to stderr."""
     cpu, start = cpu_seconds(), time.perf_counter()
     seeds = range(1, count + 1)
-    for batch in rate_seeds(variant, strategy, seeds, jobs, batch_size_for(count, jobs), columns):
+    for batch in rate_seeds(variant, strategy, seeds, jobs, batch_size_for(count, jobs, columns), columns):
         yield from batch
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
     what = f" with {', '.join(columns)}" if columns else ""

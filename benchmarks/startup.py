@@ -36,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import package_at
+
 BATCH = b'[["new","g",1]]'
 GOAL_MS = 120
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,14 +83,6 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     cpu, started = children_cpu(), time.perf_counter()
     subprocess.run(command, input=BATCH, stdout=subprocess.DEVNULL, check=True, env=env, cwd=NEUTRAL)
     return time.perf_counter() - started, children_cpu() - cpu
-
-
-def package_at(ref: str, folder: Path) -> Path:
-    """The ``triples`` package as it was at git commit ``ref``, in ``folder``, compiled."""
-    archive = subprocess.run(["git", "archive", ref, "triples"], cwd=ROOT, capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    compileall.compile_dir(str(folder / "triples"), quiet=1)
-    return folder
 
 
 def costliest_imports(count: int, runs: int = 5) -> list[tuple[int, str]]:

@@ -33,7 +33,6 @@ player's win rate within half a point of the package before's (a count, not a ti
 from __future__ import annotations
 
 import argparse
-import compileall
 import csv
 import os
 import random
@@ -45,7 +44,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from common import load, verdict
+from common import load, package_at, verdict
 from naive import naive_best
 
 from triples import search
@@ -60,7 +59,6 @@ SPEEDUP_REQUIRED = 10.0
 OVERHEAD_ALLOWED = 0.10
 SPEED = re.compile(r"deals per second: [0-9.]+ \(([0-9]+) new deals in ([0-9.]+) s")
 FAIR_WINS = re.compile(r"win rate fair: [0-9.]+% \(([0-9]+)/([0-9]+)\)")
-ROOT = Path(__file__).resolve().parent.parent
 BEFORE_FAIR_SPEED_WORK = "a4ce669"
 DIFFICULTY_GOAL = 100.0  # deals per second at --jobs 2
 WIN_RATE_DRIFT = 0.5  # percentage points
@@ -184,14 +182,6 @@ def part_2(seeds: int, jobs: int, repeat: int) -> list[str]:
     if overhead >= OVERHEAD_ALLOWED:
         failures.append(f"part 2: overhead {100 * overhead:.1f}%, need under {100 * OVERHEAD_ALLOWED:.0f}%")
     return failures
-
-
-def package_at(ref: str, folder: Path) -> Path:
-    """The ``triples`` package as it was at git commit ``ref``, unpacked (and compiled) in ``folder``."""
-    archive = subprocess.run(["git", "archive", ref, "triples"], cwd=ROOT, capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    compileall.compile_dir(str(folder / "triples"), quiet=1)
-    return folder
 
 
 def difficulty_run(variant: str, seeds: int, jobs: int, package: Path | None) -> tuple[float, int, int]:

@@ -49,10 +49,6 @@ examples:
 
 PROG = "triples rate"
 DEFAULT_SCHEDULER_TIMEOUT = 10
-# Rows with --fair or --difficulty take a hundredth to a tenth of a second each, so batches of this
-# many: on a cluster a task's rows come back when it ends, within a second; in the pool a worker
-# that has finished waits at most one short batch for the other to finish the range.
-SLOW_ROWS_BATCH = 8
 
 
 def fail(message: str, prog: str = PROG, status: int = EXIT_BAD_INPUT) -> int:
@@ -179,9 +175,7 @@ def parse_request(args: argparse.Namespace) -> Request:
 def executor_for(request: Request, todo_count: int, stop: StopSignals) -> Iterator[tuple[Executor, int]]:
     """The executor to rate ``todo_count`` seeds on, and the batch size to give it."""
     if request.scheduler is None or todo_count == 0:  # nothing to rate: no cluster to start
-        size = batch_size_for(todo_count, request.jobs)
-        if request.extra_columns:  # slow rows: short batches, so that no worker idles at the end
-            size = min(size, SLOW_ROWS_BATCH)
+        size = batch_size_for(todo_count, request.jobs, request.extra_columns)
         jobs = max(1, min(request.jobs, math.ceil(todo_count / size)))  # no idle workers to start
         yield pool_of(jobs), size
         return
@@ -192,10 +186,8 @@ def executor_for(request: Request, todo_count: int, stop: StopSignals) -> Iterat
         raise BadInput(f"--scheduler needs Dask: {install_hint('cluster')}") from None
     scheduler = request.scheduler
     with cluster.connect(scheduler.address, scheduler.local_workers, request.scheduler_timeout, stop) as executor:
-        size = batch_size_for(todo_count, executor.workers)
-        if request.extra_columns:  # slow rows: a task's rows come back when it ends, so keep it short
-            size = min(size, SLOW_ROWS_BATCH)
-        else:  # cheap rows: send several batches to a task
+        size = batch_size_for(todo_count, executor.workers, request.extra_columns)
+        if not request.extra_columns:  # cheap rows: send several batches to a task
             executor.group = cluster.batches_per_task(math.ceil(todo_count / size), executor.workers)
         yield executor, size
 

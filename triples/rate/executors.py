@@ -32,6 +32,10 @@ from triples.rate.rows import RateOptions, Row, rate_batch, rate_rows
 from triples.strategy import strategy_named
 
 MAX_BATCH = 100
+# Rows with --fair or --difficulty take a hundredth to a tenth of a second each, so batches of this
+# many: on a cluster a task's rows come back when it ends, within a second; in the pool a worker
+# that has finished waits at most one short batch for the other to finish the range.
+SLOW_ROWS_BATCH = 8
 # A batch per worker and a few queued behind it keeps every worker busy without letting the
 # buffer of finished-but-not-yet-due batches grow with the range.
 BATCHES_IN_FLIGHT_PER_JOB = 4
@@ -51,9 +55,11 @@ class Executor(Protocol):
     def rate(self, options: RateOptions, batches: Iterable[list[int]], stop: StopSignals) -> Iterator[list[Row]]: ...
 
 
-def batch_size_for(count: int, jobs: int) -> int:
-    """Small ranges are still spread over every worker; large ones use batches of MAX_BATCH."""
-    return max(1, min(MAX_BATCH, math.ceil(count / (jobs * BATCHES_IN_FLIGHT_PER_JOB))))
+def batch_size_for(count: int, jobs: int, columns: tuple[str, ...] = ()) -> int:
+    """Small ranges are still spread over every worker; large ones use batches of MAX_BATCH, or
+    of SLOW_ROWS_BATCH when opt-in ``columns`` make each row slow."""
+    most = SLOW_ROWS_BATCH if columns else MAX_BATCH
+    return max(1, min(most, math.ceil(count / (jobs * BATCHES_IN_FLIGHT_PER_JOB))))
 
 
 def batches(seeds: Iterable[int], size: int) -> Iterator[list[int]]:
@@ -224,10 +230,13 @@ def rate_seeds(
     strategy_name: str,
     seeds: Iterable[int],
     jobs: int,
-    batch_size: int = MAX_BATCH,
+    batch_size: int | None = None,
     columns: tuple[str, ...] = (),
 ) -> Iterator[list[Row]]:
     """Lists of rows, in the order of ``seeds``; ``jobs`` worker processes (1: in this process);
-    ``columns``: opt-in columns to add (e.g. ``columns.DIFFICULTY_COLUMNS``)."""
+    ``columns``: opt-in columns to add (e.g. ``columns.DIFFICULTY_COLUMNS``); batches of
+    ``batch_size`` seeds (default: the largest ``batch_size_for`` gives those columns)."""
     strategy_named(strategy_name)  # an unknown name fails here, not inside a worker
+    if batch_size is None:
+        batch_size = SLOW_ROWS_BATCH if columns else MAX_BATCH
     return pool_of(jobs).rate(RateOptions(variant.name, strategy_name, columns), batches(seeds, batch_size), NEVER)
