@@ -40,7 +40,11 @@ RULE_SETS: tuple[tuple[str, Any, int], ...] = (
     # More slots than cards: every card is dealt at once and the slots past the deck stay empty.
     ("sum15-one-suit-12-slots", {"base": "sum15", "suits": 1, "slots": 12}, 200),
     ("classic-one-suit-16-slots-target15", {"base": "classic", "suits": 1, "slots": 16, "target": 15}, 200),
-    ("numeric-two-suits-top7-20-slots-four-a-move", {"base": "sum15", "suits": 2, "top_rank": 7, "slots": 20, "per_move": 4, "target": 14}, 200),
+    (
+        "numeric-two-suits-top7-20-slots-four-a-move",
+        {"base": "sum15", "suits": 2, "top_rank": 7, "slots": 20, "per_move": 4, "target": 14},
+        200,
+    ),
 )
 
 

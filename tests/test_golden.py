@@ -71,7 +71,7 @@ def test_a_pinned_line_plays_to_its_best_through_the_interpreter(stem: str) -> N
 
 def test_the_golden_files_are_one_sorted_object_per_line_in_seed_order() -> None:
     # The header and layout: one sorted-key JSON object per line, the deals in seed order.
-    for stem, spec, deals in RULE_SETS:
+    for stem, _, deals in RULE_SETS:
         lines = (GOLDEN / f"{stem}.jsonl").read_bytes().splitlines()
         assert [orjson.loads(line)["seed"] for line in lines[1:]] == list(range(1, deals + 1))
         assert all(dumps(orjson.loads(line)) == line for line in lines), stem
