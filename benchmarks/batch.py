@@ -12,7 +12,7 @@ shared: CPU time is what the figures would be on an idle machine, wall time is w
 - run(): the interpreter in-process; its ratio to the baseline is the interpreter overhead;
 - `triples run FILE` and `triples run --jsonl FILE` in a subprocess, start-up included, with
   the peak memory (VmHWM) of the process; the child is ``python -c`` calling
-  ``triples.cli.main``, the console script's entry point, and reporting its VmHWM from /proc
+  ``triples.doors.cli.main``, the console script's entry point, and reporting its VmHWM from /proc
   (the rusage maximum would count the benchmark's own memory, inherited across fork and exec);
 - the start-up alone: `python -c pass` and `triples run` on an empty array.
 
@@ -34,11 +34,12 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from triples import rules, run
-from triples.config import variant_named
-from triples.rules import IllegalMove
-from triples.shuffle import shuffled
-from triples.table import Table
+from triples import run
+from triples.model import rules
+from triples.model.rules import IllegalMove
+from triples.model.shuffle import shuffled
+from triples.model.table import Table
+from triples.model.variants import parse_variant
 
 GAME_IDS: list[str | int] = ["a", "b", 7]
 VARIANTS = ["classic", "pairs", "sum15", "quads", "grid"]
@@ -46,7 +47,7 @@ REQUIRED_OPS_PER_SECOND = 20_000
 
 
 def deal(seed: int, variant: str) -> Table:
-    rules_of = variant_named(variant)
+    rules_of = parse_variant(variant)
     return Table(rules_of, shuffled(rules_of.cards, seed))
 
 
@@ -134,7 +135,7 @@ def in_process(fn: Callable[[], object], rounds: int) -> Timing:
 # The console script's entry point, then this process's own peak memory on stderr.
 TRIPLES_CHILD = """\
 import sys
-from triples.cli import main
+from triples.doors.cli import main
 status = main(sys.argv[1:])
 sys.stdout.flush()
 try:

@@ -1,4 +1,4 @@
-"""Exact best: the naive memoised search against ``triples.search`` on the same deals.
+"""Exact best: the naive memoised search against ``triples.engines.search`` on the same deals.
 
     python benchmarks/best.py             # the issue's run: seeds 1..1000 (grid 1..200)
     python benchmarks/best.py --seeds 50  # a short run: at most 50 seeds per variant
@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from common import verdict
 from naive import naive_best
 
-from triples import search
-from triples.config import variant_named
-from triples.deal import seeded
+from triples.engines import search
+from triples.model.deal import seeded
+from triples.model.variants import parse_variant
 
 # (variant, seeds, run the naive search too)
 RUNS: tuple[tuple[str, int, bool], ...] = (
@@ -69,7 +69,7 @@ def spread(ms: list[float]) -> str:
 
 
 def measure(name: str, seeds: int, with_naive: bool) -> Tally:
-    variant = variant_named(name)
+    variant = parse_variant(name)
     tally = Tally()
     warm = seeded(variant, 0)
     search.analyse(warm)  # builds the per-variant tables once, as any long-lived caller would

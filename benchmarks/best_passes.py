@@ -6,7 +6,7 @@
     PYTHONPATH=/path/to/older/checkout python benchmarks/best_passes.py   # an older package
 
 It imports whichever ``triples`` comes first on the path, so the same script times an older
-checkout (one from before ``triples.deal`` existed deals the same way through the table) and
+checkout (one from before ``triples.model.deal`` existed deals the same way through the table) and
 this one back to back: the way to compare two versions of the search on the same deals.
 """
 
@@ -16,16 +16,17 @@ import argparse
 import time
 from collections.abc import Callable, Sequence
 
-from triples import search
-from triples.config import Variant, variant_named
-from triples.table import Table
+from triples.engines import search
+from triples.model.table import Table
+from triples.model.variant import Variant
+from triples.model.variants import parse_variant
 
 
 def dealer() -> Callable[[Variant, int], Table]:
     try:
-        from triples.deal import seeded
+        from triples.model.deal import seeded
     except ImportError:  # a package from before dealing had a module of its own
-        from triples.shuffle import shuffled
+        from triples.model.shuffle import shuffled
 
         def seeded(variant: Variant, seed: int) -> Table:
             return Table(variant, shuffled(variant.cards, seed))
@@ -35,7 +36,7 @@ def dealer() -> Callable[[Variant, int], Table]:
 
 def least_pass(name: str, seeds: int, passes: int) -> float:
     """Seconds of the fastest pass of ``analyse`` over the deals of seeds 1..seeds."""
-    variant = variant_named(name)
+    variant = parse_variant(name)
     seeded = dealer()
     tables = [seeded(variant, seed) for seed in range(1, seeds + 1)]
     search.analyse(tables[0])  # the per-variant tables, built once as any long-lived caller would

@@ -18,10 +18,10 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
-from triples import search, strategy
 from triples.compat import GREEDY_STRATEGY, CardGame, Solver, SumFifteenSolver
-from triples.config import variant_named
-from triples.session import deal
+from triples.engines import search, strategies
+from triples.interpreter.session import deal
+from triples.model.variants import parse_variant
 
 STRATEGY_NAMES = ["high", "first", "lookahead"]
 REFERENCE_10X10 = {"play_game": "31.27 (28-33), 31x374, 32x429, 30x162", "play_game_optimized": "33.00, 33x1000"}
@@ -34,17 +34,17 @@ def timed(calls: Callable[[], object]) -> float:
 
 
 def sum_fifteen(seeds: range) -> None:
-    variant = variant_named("sum15")
+    variant = parse_variant("sum15")
     decks = [list(deal(variant, seed).deck_values) for seed in seeds]
     print(f"sum15, seeds {seeds.start}..{seeds.stop - 1}, decks given as values")
     print("| player | deals won | win rate | mean cleared |")
     print("|---|---:|---:|---:|")
     for name in STRATEGY_NAMES:
-        choose = strategy.strategy_named(name)
+        choose = strategies.strategy_named(name)
         cleared = []
         for seed in seeds:
             table = deal(variant, seed)
-            strategy.play_out(table, choose)
+            strategies.play_out(table, choose)
             cleared.append(table.cleared)
         wins = sum(c == variant.deck_size for c in cleared)
         print(f"| {name} | {wins:,} | {wins / len(seeds):.2%} | {sum(cleared) / len(seeds):.2f} |")

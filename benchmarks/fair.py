@@ -9,7 +9,7 @@ in ms per move and per game, split into its exact part (expectimax, or the deter
 search once nothing is hidden) and its sampling part; then the sampling's effect: the same
 seeds played with N = 10, 30 and 100 sampled orders. The fair player keeps its choices and
 exact memo between games, as any long-lived caller (``triples rate``) does; each variant and
-each N starts cold (``triples.caches.clear``).
+each N starts cold (``triples.support.caches.clear``).
 
 Requirements checked at the end (exit status 1 if one fails): on sum15, ``fair`` wins more
 deals than ``high`` and closes most (over half) of the gap between ``high`` and ``best``, and
@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 
 from common import verdict
 
-from triples import caches, fair, search, strategy
-from triples.config import variant_named
-from triples.deal import seeded
-from triples.table import Table
+from triples.engines import fair, search, strategies
+from triples.model.deal import seeded
+from triples.model.table import Table
+from triples.model.variants import parse_variant
+from triples.support import caches
 
 VARIANTS = ("classic", "pairs", "quads", "sum15", "grid", "grid100")
 SEEDS = 500
@@ -54,7 +55,7 @@ class Timing:
 
 
 def deal(name: str, seed: int) -> Table:
-    variant = variant_named(name)
+    variant = parse_variant(name)
     return seeded(variant, seed)
 
 
@@ -79,16 +80,16 @@ def summary(label: str, cleared: list[int], deck: int) -> str:
 
 def measure(name: str, seeds: int) -> list[str]:
     failures: list[str] = []
-    deck = variant_named(name).deck_size
+    deck = parse_variant(name).deck_size
     seed_range = range(1, seeds + 1)
     print(f"{name}: seeds 1..{seeds}", flush=True)
     results: dict[str, list[int]] = {}
     for label in ("high", "lookahead"):
-        choose = strategy.strategy_named(label)
+        choose = strategies.strategy_named(label)
         results[label] = []
         for seed in seed_range:
             table = deal(name, seed)
-            strategy.play_out(table, choose)
+            strategies.play_out(table, choose)
             results[label].append(table.cleared)
     results["best"] = [search.best_cleared(deal(name, seed)) for seed in seed_range]
     by_samples: dict[int, tuple[list[int], Timing, float]] = {}

@@ -23,8 +23,8 @@ import sys
 import time
 from collections.abc import Sequence
 
-from triples import fair
-from triples.config import variant_named
+from triples.engines import fair
+from triples.model.variants import parse_variant
 
 SUPPORTED = ("sum15", "grid")
 
@@ -33,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--variant", choices=SUPPORTED, default="sum15")
     args = parser.parse_args(argv)
-    variant = variant_named(args.variant)
+    variant = parse_variant(args.variant)
     solver = fair.ExpectimaxWin(variant)
     print(f"{variant.name}: optimal fair play from the deal, every deal weighted by its probability", flush=True)
     start = time.perf_counter()

@@ -9,7 +9,7 @@ them, an `undo`, a rejected play, an unknown operation, a line that is not JSON 
 Measured in the same run for the long stream and for a short baseline stream
 (--baseline-lines, 10,000 by default): the child's peak resident set (VmHWM, which the child
 reads from its own /proc/self/status as it exits: the child is ``python -c`` calling
-``triples.cli.main``, the console script's entry point), its resident set sampled at each
+``triples.doors.cli.main``, the console script's entry point), its resident set sampled at each
 tenth of the stream (from /proc/PID/status), and lines per second. Bounded memory means the
 long stream's peak is the baseline's, give or take the allocator: the ratio is printed.
 
@@ -30,10 +30,10 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from triples import rules
-from triples.config import variant_named
-from triples.shuffle import shuffled
-from triples.table import Table
+from triples.model import rules
+from triples.model.shuffle import shuffled
+from triples.model.table import Table
+from triples.model.variants import parse_variant
 
 GAME_IDS: list[str | int] = ["a", "b", 7]
 VARIANTS = ["classic", "pairs", "sum15", "quads", "grid", "grid100"]
@@ -41,7 +41,7 @@ SEEDS = 60  # distinct games in the cycle; the stream repeats them
 
 CHILD = """\
 import sys
-from triples.cli import main
+from triples.doors.cli import main
 status = main(["run", "--jsonl"])
 with open("/proc/self/status") as f:
     peak = next(line.split()[1] for line in f if line.startswith("VmHWM:"))
@@ -53,7 +53,7 @@ sys.exit(status)
 def game_lines(game_id: str | int, seed: int) -> list[bytes]:
     """One game's lines, legal moves found by the engine here, once per seed."""
     variant = VARIANTS[seed % len(VARIANTS)]
-    rules_of = variant_named(variant)
+    rules_of = parse_variant(variant)
     table = Table(rules_of, shuffled(rules_of.cards, seed))
     ops: list[Any] = [["new", game_id, seed, variant], ["status", game_id], ["moves", game_id]]
     while moves := rules.legal_moves(table):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from triples.table import Table
+from triples.model.table import Table
 
 
 def naive_best(table: Table) -> tuple[int, int]:

@@ -17,10 +17,10 @@ import time
 from collections.abc import Callable
 from itertools import combinations
 
-from triples import deal as deal_module
-from triples import rules
-from triples.session import Session
-from triples.table import Move, Table
+from triples.interpreter.session import Session
+from triples.model import deal as deal_module
+from triples.model import rules
+from triples.model.table import Move, Table
 
 
 def per_call_us(fn: Callable[[], object], repeat: int) -> float:

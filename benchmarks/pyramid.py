@@ -1,4 +1,4 @@
-"""Uniscraper's best run: a naive exhaustive search against ``triples.pyramid`` on the same configs.
+"""Uniscraper's best run: a naive exhaustive search against ``triples.games.uniscraper`` on the same configs.
 
     python benchmarks/pyramid.py                  # the issue's run
     python benchmarks/pyramid.py --deals 100 --played 100 --adversarial 20   # a short run
@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from triples.pyramid import POSITIONS, RANKS, ConfigError, RunSearch, best_run, bit, parse_config
+from triples.games.uniscraper import POSITIONS, RANKS, ConfigError, RunSearch, best_run, bit, parse_config
 
 RULES_EXAMPLES = [
     "6KQJT98765432AKQJT98765432AKQJT987654",

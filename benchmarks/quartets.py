@@ -17,7 +17,7 @@ import random
 import time
 from collections.abc import Callable
 
-from triples.quartets import DEFAULT_RULES, QuartetsRules, Verdict, judge, judge_every_prefix
+from triples.games.quartets import DEFAULT_RULES, QuartetsRules, Verdict, judge, judge_every_prefix
 
 CONTEST_LIMIT_MS = 2000.0
 LENGTHS = [(100, 40, 10), (1_000, 10, 2), (100_000, 2, 0)]  # actions, games ours, games baseline

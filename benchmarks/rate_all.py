@@ -26,10 +26,11 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from triples.config import VARIANTS, Variant, variant_named
-from triples.difficulty import BANDS
-from triples.rate import Row, Summary, batch_size_for, percent, rate_seeds, wilson_interval
-from triples.rate.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS, has_random_play_chance
+from triples.doors.rating import Row, Summary, batch_size_for, percent, rate_seeds, wilson_interval
+from triples.doors.rating.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS, has_random_play_chance
+from triples.engines.difficulty import BANDS
+from triples.model.variant import Variant
+from triples.model.variants import VARIANTS, parse_variant
 
 
 def cpu_seconds() -> float:
@@ -160,7 +161,7 @@ def main() -> int:
     band_summaries: list[Summary] = []
     started = time.perf_counter()
     for name in args.variants.split(","):
-        variant = variant_named(name)
+        variant = parse_variant(name)
         count = args.grid100_seeds if name == "grid100" else args.seeds
         summaries.append(summary_of(variant, args.strategy, rated(variant, args.strategy, count, args.jobs)))
         if args.fair_seeds > 0:

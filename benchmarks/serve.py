@@ -50,7 +50,7 @@ from typing import Any
 import orjson
 
 from triples import run
-from triples.jsonio import loads as load_json
+from triples.interpreter.jsonio import loads as load_json
 
 HOST = "127.0.0.1"
 MIB = 1024 * 1024

@@ -21,10 +21,10 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
 
-from triples import strategy
-from triples.config import VARIANTS, variant_named
-from triples.shuffle import shuffled
-from triples.table import Move, Table
+from triples.engines import strategies
+from triples.model.shuffle import shuffled
+from triples.model.table import Move, Table
+from triples.model.variants import VARIANTS, parse_variant
 
 STRATEGY_NAMES = ["high", "first", "lookahead"]
 # the card-game-grid problem's published figures, 1,000 seeded 10x10 games (its own shuffle, not ours)
@@ -43,8 +43,8 @@ class Run:
     games: list[list[Move]]
 
 
-def play(variant: str, seeds: range, choose: strategy.Strategy, keep_games: bool = False) -> Run:
-    v = variant_named(variant)
+def play(variant: str, seeds: range, choose: strategies.Strategy, keep_games: bool = False) -> Run:
+    v = parse_variant(variant)
     decks = [shuffled(v.cards, seed) for seed in seeds]
     cleared: list[int] = []
     games: list[list[Move]] = []
@@ -52,7 +52,7 @@ def play(variant: str, seeds: range, choose: strategy.Strategy, keep_games: bool
     for deck in decks:
         table = Table(v, deck)
         w0, c0 = time.perf_counter(), time.process_time()
-        moves = strategy.play_out(table, choose)
+        moves = strategies.play_out(table, choose)
         wall += time.perf_counter() - w0
         cpu += time.process_time() - c0
         cleared.append(table.cleared)
@@ -80,7 +80,7 @@ def mean(values: list[int], scale: int = 1) -> float:
     return sum(values) / len(values) / scale
 
 
-def scan_choice(rule: str) -> strategy.Strategy:
+def scan_choice(rule: str) -> strategies.Strategy:
     """The slot-space baseline for high and first: every slot combination, sorted by the rule."""
 
     def choose(table: Table) -> Move | None:
@@ -97,7 +97,7 @@ def scan_choice(rule: str) -> strategy.Strategy:
 
 
 def general_lookahead(table: Table) -> Move | None:
-    return strategy.lookahead_move(table, fast=False)
+    return strategies.lookahead_move(table, fast=False)
 
 
 def main() -> None:
@@ -115,7 +115,7 @@ def main() -> None:
     runs: dict[tuple[str, str], Run] = {}
     for variant in variants:
         for name in STRATEGY_NAMES:
-            runs[variant, name] = play(variant, seeds, strategy.strategy_named(name))
+            runs[variant, name] = play(variant, seeds, strategies.strategy_named(name))
 
     print(f"Autoplay over seeds 1..{args.seeds}: cards cleared per game; ms = mean play_out time per game\n")
     print("| variant | strategy | mean | min | max | most frequent (cleared x games) | ms wall | ms cpu |")
@@ -148,14 +148,14 @@ def main() -> None:
             )
 
     print(f"\nBaselines, same run, seeds 1..{len(baseline_seeds)} (same moves checked):")
-    baselines: list[tuple[str, str, str, strategy.Strategy]] = [
-        (v, "lookahead", "general count", general_lookahead) for v in variants if variant_named(v).per_move == 3
+    baselines: list[tuple[str, str, str, strategies.Strategy]] = [
+        (v, "lookahead", "general count", general_lookahead) for v in variants if parse_variant(v).per_move == 3
     ]
     if "classic" in variants:
         baselines += [("classic", name, "slot scan", scan_choice(name)) for name in ("high", "first")]
     for variant, name, label, choose in baselines:
         slow = play(variant, baseline_seeds, choose, keep_games=True)
-        fast = play(variant, baseline_seeds, strategy.strategy_named(name), keep_games=True)
+        fast = play(variant, baseline_seeds, strategies.strategy_named(name), keep_games=True)
         assert slow.games == fast.games, f"{variant} {name}: baseline plays different moves"
         print(
             f"  {variant:8} {name:9} {fast.wall_ms:8.3f} ms/game; {label:13} {slow.wall_ms:8.3f} ms/game; "

@@ -47,11 +47,11 @@ from pathlib import Path
 from common import load, package_at, verdict
 from naive import naive_best
 
-from triples import search
-from triples.config import Variant
-from triples.shuffle import shuffled
-from triples.table import Table
-from triples.variants import variant_from
+from triples.engines import search
+from triples.model.shuffle import shuffled
+from triples.model.table import Table
+from triples.model.variant import Variant
+from triples.model.variants import parse_variant
 
 RULE_SETS = 20
 DEALS = 100
@@ -80,7 +80,7 @@ def random_rule_sets(count: int, rng: random.Random) -> list[Variant]:
             spec |= {"court": court}
             mean = (55 + sum(court)) / 13
         spec["target"] = max(1, round(k * mean) + rng.randint(-3, 3))
-        found.append(variant_from(spec))
+        found.append(parse_variant(spec))
     return found
 
 
@@ -187,7 +187,16 @@ def part_2(seeds: int, jobs: int, repeat: int) -> list[str]:
 def difficulty_run(variant: str, seeds: int, jobs: int, package: Path | None) -> tuple[float, int, int]:
     """Deals per second of ``rate --difficulty`` and the fair player's wins out of its deals."""
     rated = command(
-        "rate", "--variant", variant, "--seeds", f"1-{seeds}", "--difficulty", "--jobs", str(jobs), "--format", "csv",
+        "rate",
+        "--variant",
+        variant,
+        "--seeds",
+        f"1-{seeds}",
+        "--difficulty",
+        "--jobs",
+        str(jobs),
+        "--format",
+        "csv",
         package=package,
     )
     deals, seconds = seconds_of(rated.stderr)
@@ -238,7 +247,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=1000, help="parts 2 and 3: seeds 1..N (default 1000)")
     parser.add_argument("--jobs", type=int, default=2, help="parts 2 and 3: worker processes (default 2)")
     parser.add_argument(
-        "--before", default=BEFORE_FAIR_SPEED_WORK, metavar="REF",
+        "--before",
+        default=BEFORE_FAIR_SPEED_WORK,
+        metavar="REF",
         help=f"part 3: also the package at this git commit (default {BEFORE_FAIR_SPEED_WORK}; none: skip)",
     )
     parser.add_argument(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from triples import caches
+from triples.support import caches
 
 if TYPE_CHECKING:
     from distributed import Client, LocalCluster

@@ -19,9 +19,9 @@ from typing import Any
 import orjson
 
 from triples import run
-from triples.deal import deal
-from triples.search import analyse
-from triples.variants import variant_from
+from triples.engines.search import analyse
+from triples.model.deal import deal
+from triples.model.variants import parse_variant
 
 GOLDEN = Path(__file__).resolve().parent.parent / "fixtures" / "golden"
 STRATEGIES = ("high", "first", "lookahead", "fair")
@@ -50,7 +50,7 @@ RULE_SETS: tuple[tuple[str, Any, int], ...] = (
 
 def playthrough(spec: Any, seed: int, *, with_fair: bool) -> dict[str, Any]:
     """One deal's line of a golden file, computed afresh."""
-    proved = analyse(deal(variant_from(spec), seed))
+    proved = analyse(deal(parse_variant(spec), seed))
     operations: list[Any] = [["new", "g", seed, spec], ["solve", "g"]]
     for name in STRATEGIES:
         if name != "fair" or with_fair:
@@ -76,7 +76,7 @@ def dumps(value: Any) -> bytes:
 def write_all() -> None:
     GOLDEN.mkdir(parents=True, exist_ok=True)
     for stem, spec, deals in RULE_SETS:
-        lines = [dumps({"variant": spec, "name": variant_from(spec).name, "deals": deals})]
+        lines = [dumps({"variant": spec, "name": parse_variant(spec).name, "deals": deals})]
         lines += [dumps(playthrough(spec, seed, with_fair=seed <= FAIR_DEALS)) for seed in range(1, deals + 1)]
         (GOLDEN / f"{stem}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
         print(f"{stem}: {deals} deals", file=sys.stderr)

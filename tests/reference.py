@@ -1,7 +1,7 @@
 """An independent, deliberately naive model of the SPEC and the hypothesis strategies the
 property tests share.
 
-The model knows nothing of ``triples.table`` or ``triples.rules``: it replays a game from its
+The model knows nothing of ``triples.model.table`` or ``triples.model.rules``: it replays a game from its
 deck and its move list, checks a move by reading the SPEC's six rules top to bottom, and finds
 moves by trying every slot combination. The properties compare the engine against it.
 """
@@ -16,10 +16,10 @@ from typing import Any
 import orjson
 from hypothesis import strategies as st
 
-from triples.config import VARIANTS, Variant
-from triples.errors import TriplesError
-from triples.variants import FIELDS as VARIANT_FIELDS
-from triples.variants import variant_from
+from triples.model.variant import Variant
+from triples.model.variants import FIELDS as VARIANT_FIELDS
+from triples.model.variants import VARIANTS, parse_variant
+from triples.support.errors import TriplesError
 
 VARIANT_NAMES: list[str] = sorted(VARIANTS)
 # Variants small enough to try every slot combination on each step (grid100 has C(100, 3)).
@@ -200,7 +200,7 @@ def naive_factory_order(variant: Variant) -> list[str]:
 
 
 def lcg_shuffle(cards: list[str], seed: int) -> list[str]:
-    """The deal read off its definition, independently of triples.shuffle: a 32-bit LCG
+    """The deal read off its definition, independently of triples.model.shuffle: a 32-bit LCG
     (state = 1664525 * state + 1013904223 mod 2^32, Python's % for every step, each draw the
     state's high 16 bits) driving a Fisher-Yates from the last card down with draw % (i + 1),
     card 0 dealt first (to slot 0)."""
@@ -396,7 +396,7 @@ READ_OPERATIONS = ["table", "status", "history", "moves"]
 
 
 def _strategy_names() -> list[str]:
-    from triples.strategy import STRATEGIES
+    from triples.engines.strategies import STRATEGIES
 
     return sorted(STRATEGIES)
 
@@ -530,7 +530,7 @@ class ReferenceSession:
 
     @staticmethod
     def _autoplay(game: ReferenceGame, strategy: str) -> Expectation:
-        from triples.strategy import STRATEGIES
+        from triples.engines.strategies import STRATEGIES
 
         if strategy not in STRATEGIES:
             return f"error: unknown strategy '{escaped(strategy)}'"
@@ -571,7 +571,7 @@ class ReferenceSession:
         if set(spec) == {"base"} or not spec:
             return VARIANTS[base], None
         try:
-            return variant_from(spec), None
+            return parse_variant(spec), None
         except TriplesError:
             return None, Prefix("error: bad variant: ")
 

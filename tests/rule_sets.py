@@ -11,8 +11,8 @@ import random
 from typing import Any
 
 from tests.helpers import slot_moves
-from triples.config import Variant
-from triples.table import Table
+from triples.model.table import Table
+from triples.model.variant import Variant
 
 
 def random_variant(rng: random.Random) -> Variant:

@@ -16,8 +16,8 @@ import orjson
 import pytest
 
 from triples import run
-from triples.jsonio import dumps
-from triples.session import Session
+from triples.interpreter.jsonio import dumps
+from triples.interpreter.session import Session
 
 TIMEOUT = 60
 ENV = {**os.environ, "COLUMNS": "80"}

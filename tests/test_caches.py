@@ -5,11 +5,13 @@ import threading
 
 import pytest
 
-from triples import caches, difficulty, fair, search
-from triples.config import Variant, variant_named
-from triples.deal import seeded
-from triples.derived import derived
-from triples.table import Table
+from triples.engines import difficulty, fair, search
+from triples.model.deal import seeded
+from triples.model.derived import derived
+from triples.model.table import Table
+from triples.model.variant import Variant
+from triples.model.variants import parse_variant
+from triples.support import caches
 
 # --- the two kinds of cache -------------------------------------------------------------------
 
@@ -43,7 +45,7 @@ def test_a_per_variant_table_is_built_once_and_least_recently_used_goes_first() 
 
 
 def test_clear_empties_every_registered_cache() -> None:
-    table = seeded(variant_named("sum15"), 1)
+    table = seeded(parse_variant("sum15"), 1)
     search.best_cleared(table)
     fair.play_fair(table)
     assert any(caches.sizes().values())
@@ -57,7 +59,7 @@ def test_clear_empties_every_registered_cache() -> None:
 def test_two_variants_with_one_name_never_share_an_entry() -> None:
     # The defect: the fair player's choices were kept by variant name, so a variant named
     # sum15 with target 12 was handed a combination summing to 15.
-    sum15 = variant_named("sum15")
+    sum15 = parse_variant("sum15")
     twelve = sum15.replace(target=12)
     assert twelve.name == sum15.name and twelve != sum15
     deck = seeded(sum15, 3).deck
@@ -74,7 +76,7 @@ def test_two_variants_with_one_name_never_share_an_entry() -> None:
 
 
 def test_a_variant_hashes_by_its_rules_and_the_hash_is_kept() -> None:
-    classic = variant_named("classic")
+    classic = parse_variant("classic")
     again = Variant(name="classic", slots=10, per_move=3, target=20, court=(10, 10, 10))
     assert again == classic and hash(again) == hash(classic)
     assert {classic: 1}[again] == 1
@@ -86,7 +88,7 @@ def test_a_variant_hashes_by_its_rules_and_the_hash_is_kept() -> None:
 
 
 def answers(name: str, seeds: range) -> list[object]:
-    variant = variant_named(name)
+    variant = parse_variant(name)
     out: list[object] = []
     for seed in seeds:
         table = seeded(variant, seed)
@@ -117,7 +119,7 @@ def test_answers_are_the_same_cold_warm_and_in_any_order() -> None:
 def test_p_randoms_state_limit_does_not_depend_on_history() -> None:
     # Grid seed 5 with 1,000 states: refused cold, and once answered 0.0253 after an earlier
     # call had filled a memo of empty-stock states kept across calls.
-    grid = variant_named("grid")
+    grid = parse_variant("grid")
     table = seeded(grid, 5)
     with pytest.raises(difficulty.TooManyStates):
         difficulty.p_random(table, max_states=1000)
@@ -131,7 +133,7 @@ def test_p_randoms_state_limit_does_not_depend_on_history() -> None:
 
 
 def custom(name: str, **rules: object) -> Variant:
-    return variant_named(name).replace(**rules)
+    return parse_variant(name).replace(**rules)
 
 
 def work_of(variant: Variant, seed: int) -> tuple[object, ...]:
@@ -144,10 +146,10 @@ def work_of(variant: Variant, seed: int) -> tuple[object, ...]:
 
 def test_eight_threads_on_different_variants_give_the_sequential_answers() -> None:
     variants = [
-        variant_named("sum15"),
-        variant_named("classic"),
-        variant_named("pairs"),
-        variant_named("grid"),
+        parse_variant("sum15"),
+        parse_variant("classic"),
+        parse_variant("pairs"),
+        parse_variant("grid"),
         custom("sum15", target=14),
         custom("classic", slots=11, target=21),
         custom("sum15", suits=2),
@@ -179,11 +181,11 @@ def test_eight_threads_on_different_variants_give_the_sequential_answers() -> No
 def test_rate_rows_are_the_same_cold_warm_and_in_any_order() -> None:
     from dataclasses import replace
 
-    from triples.rate import columns
-    from triples.rate.rows import ANALYSES, rate_seed, with_analyses
-    from triples.strategy import strategy_named
+    from triples.doors.rating import columns
+    from triples.doors.rating.rows import ANALYSES, rate_seed, with_analyses
+    from triples.engines.strategies import strategy_named
 
-    grid = variant_named("grid")
+    grid = parse_variant("grid")
     analyses = [(name, ANALYSES[name]) for name in columns.DIFFICULTY_COLUMNS]
 
     def row(seed: int) -> object:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from triples.cards import Card, numeric_deck, standard_deck
+from triples.model.cards import Card, numeric_deck, standard_deck
 
 
 @pytest.mark.parametrize(

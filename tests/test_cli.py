@@ -21,9 +21,10 @@ import orjson
 import pytest
 
 from tests.helpers import SEED1, SEED1_TABLE, SPEC_SECTION_7
-from triples import cli, run
-from triples.jsonio import plain_words
-from triples.session import Session
+from triples import run
+from triples.doors import cli
+from triples.interpreter.jsonio import plain_words
+from triples.interpreter.session import Session
 
 # argparse wraps help to the terminal width; fix it so help text is the same everywhere.
 ENV = {**os.environ, "COLUMNS": "80", "PYTHONIOENCODING": "utf-8"}
@@ -616,7 +617,7 @@ def test_a_defect_is_one_line_and_exit_3_not_a_traceback(
     def broken(args: object) -> int:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("triples.cli.replay.main", broken)
+    monkeypatch.setattr("triples.doors.cli.replay.main", broken)
     assert cli.main(["replay", "x.json"]) == cli.EXIT_INTERNAL_ERROR
     assert capsys.readouterr() == ("", "triples: internal error: RuntimeError: boom\n")
 
@@ -639,17 +640,16 @@ def test_a_command_whose_module_cannot_be_imported_is_one_line(
 
 # Start-up: what a quick batch must not load (nothing here is timed; benchmarks/startup.py is).
 NOT_FOR_A_QUICK_BATCH = [
-    "triples.search",
-    "triples.fair",
-    "triples.difficulty",
-    "triples.strategy",
-    "triples.variants",
-    "triples.quartets",
-    "triples.pyramid",
-    "triples.rate",
-    "triples.service",
-    "triples.cli.record",
-    "triples.cli.replay",
+    "triples.engines.search",
+    "triples.engines.fair",
+    "triples.engines.difficulty",
+    "triples.engines.strategies",
+    "triples.games.quartets",
+    "triples.games.uniscraper",
+    "triples.doors.rating",
+    "triples.doors.service",
+    "triples.doors.cli.record",
+    "triples.doors.cli.replay",
     "fastapi",
     "tqdm",
     "concurrent.futures",
@@ -675,19 +675,26 @@ def modules_after(tmp_path: Path, code: str) -> set[str]:
 def test_a_quick_batch_loads_only_what_it_uses(tmp_path: Path) -> None:
     operations = [["new", "g", 1], ["moves", "g"], ["play", "g", [0, 2, 5]], ["status", "g"], ["undo", "g"]]
     (tmp_path / "ops.json").write_bytes(orjson.dumps(operations))
-    modules = modules_after(tmp_path, "from triples.cli import main\nassert main(['run', 'ops.json']) == 0")
-    assert {"triples.session", "triples.cli.run", "triples.table"} <= modules  # the probe did run the batch
+    modules = modules_after(tmp_path, "from triples.doors.cli import main\nassert main(['run', 'ops.json']) == 0")
+    assert {
+        "triples.interpreter.session",
+        "triples.doors.cli.run",
+        "triples.model.table",
+    } <= modules  # the probe did run the batch
     assert sorted(name for name in NOT_FOR_A_QUICK_BATCH if name in modules) == []
 
 
 def test_the_command_line_s_help_loads_no_command(tmp_path: Path) -> None:
-    modules = modules_after(tmp_path, "from triples.cli import main\nmain(['--help'])")
+    modules = modules_after(tmp_path, "from triples.doors.cli import main\nmain(['--help'])")
     assert "pydantic" not in modules
     assert sorted(name for name in modules if name.startswith("triples.")) == [
-        "triples.cli",
-        "triples.cli.reading",
-        "triples.exits",
-        "triples.install",
+        "triples.doors",
+        "triples.doors.cli",
+        "triples.doors.cli.reading",
+        "triples.doors.kit",
+        "triples.doors.kit.exits",
+        "triples.doors.kit.install",
+        "triples.doors.kit.process",
     ]
     assert "orjson" not in modules
 
@@ -712,3 +719,12 @@ def test_pydantic_asks_its_plugin_loader_for_get_plugins_only() -> None:
             if len(words) >= 4 and words[0] == "from" and words[1].endswith("_loader") and words[2] == "import":
                 wanted.update(name.strip("(), ") for name in words[3:])
     assert wanted == {"get_plugins"}
+
+
+def test_the_command_line_gives_its_process_room_for_the_engines() -> None:
+    # The library never changes the recursion limit; the command line's process starts with one
+    # that leaves the engines room for any rule set.
+    probe = "import sys; sys.setrecursionlimit(500); from triples.doors.cli import main; main(['--version']); "
+    probe += "print(sys.getrecursionlimit())"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.splitlines()[-1] == "10000"

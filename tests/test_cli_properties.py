@@ -20,8 +20,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tests.reference import json_values, operations
-from triples import cli, run
-from triples.session import Session
+from triples import run
+from triples.doors import cli
+from triples.interpreter.session import Session
 
 
 class Result(NamedTuple):

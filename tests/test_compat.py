@@ -9,15 +9,17 @@ import pytest
 
 from tests.helpers import SPEC_SECTION_9, SPEC_SECTION_9_IDS
 from tests.reference import REFERENCE_STRATEGIES, ReferenceGame, brute_best, naive_deal, naive_value_deck
-from triples import run, search
+from triples import run
 from triples.compat import GREEDY_STRATEGY, CardGame, GridCard, Solver, SumFifteenSolver
-from triples.config import Variant, variant_named
-from triples.session import MIXED_DECK, deal
-from triples.strategy import play_out, strategy_named
+from triples.engines import search
+from triples.engines.strategies import play_out, strategy_named
+from triples.interpreter.session import MIXED_DECK, deal
+from triples.model.variant import Variant
+from triples.model.variants import parse_variant
 
-SUM15 = variant_named("sum15")
-GRID = variant_named("grid")
-GRID100 = variant_named("grid100")
+SUM15 = parse_variant("sum15")
+GRID = parse_variant("grid")
+GRID100 = parse_variant("grid100")
 
 
 def values_of(codes: list[str]) -> list[int]:

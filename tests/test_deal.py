@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from triples.config import Variant, variant_named
-from triples.deal import MIXED_DECK, BadDeck, deal, seeded
-from triples.shuffle import shuffled
+from triples.model.deal import MIXED_DECK, BadDeck, deal, seeded
+from triples.model.shuffle import shuffled
+from triples.model.variant import Variant
+from triples.model.variants import parse_variant
 
 
 def codes(deck: object) -> list[str]:
@@ -12,14 +13,14 @@ def codes(deck: object) -> list[str]:
 
 
 def test_a_seed_deals_the_original_shuffle() -> None:
-    classic = variant_named("classic")
+    classic = parse_variant("classic")
     assert seeded(classic, 0).codes() == ["9H", "9D", "10H", "KH", "JS", "10C", "7H", "6C", "KC", "10D"]
     assert deal(classic, 7).deck == tuple(shuffled(classic.cards, 7))
     assert seeded(classic, -1).deck == seeded(classic, 2**32 - 1).deck
 
 
 def test_an_explicit_deck_of_codes_or_values() -> None:
-    sum15 = variant_named("sum15")
+    sum15 = parse_variant("sum15")
     values = [v for v in range(9, 0, -1) for _ in range(4)]
     table = deal(sum15, values)
     assert codes(table.deck[:5]) == ["9S", "9H", "9D", "9C", "8S"]
@@ -40,7 +41,7 @@ def test_an_explicit_deck_of_codes_or_values() -> None:
 )
 def test_a_bad_deck_is_one_line_of_error(variant: str, deck: list[object], message: str) -> None:
     with pytest.raises(BadDeck) as raised:
-        deal(variant_named(variant), deck)
+        deal(parse_variant(variant), deck)
     assert str(raised.value) == message
 
 

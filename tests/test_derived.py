@@ -7,8 +7,9 @@ from math import comb
 import pytest
 
 from tests.rule_sets import random_variant
-from triples.config import VARIANTS, Variant, variant_named
-from triples.derived import derived, high_cards_first
+from triples.model.derived import derived, high_cards_first
+from triples.model.variant import Variant
+from triples.model.variants import VARIANTS, parse_variant
 
 
 def supplied(variant: Variant) -> list[tuple[int, ...]]:
@@ -65,7 +66,7 @@ def test_high_cards_first_is_the_spec_order() -> None:
 
 
 def test_derived_once_per_variant_and_kept_by_its_rules() -> None:
-    sum15 = variant_named("sum15")
+    sum15 = parse_variant("sum15")
     assert derived(sum15) is derived(sum15.replace())
     other = sum15.replace(target=12)
     assert derived(other) is not derived(sum15) and all(sum(c) == 12 for c in derived(other).combos)

@@ -6,10 +6,12 @@ from functools import cache
 
 import pytest
 
-from triples import caches, difficulty, rules, search
-from triples.config import variant_named
-from triples.shuffle import shuffled
-from triples.table import Table
+from triples.engines import difficulty, search
+from triples.model import rules
+from triples.model.shuffle import shuffled
+from triples.model.table import Table
+from triples.model.variants import parse_variant
+from triples.support import caches
 
 # --- the brute-force reference: every line of play, one slot move at a time ----------------
 #
@@ -47,12 +49,12 @@ def lines(table: Table) -> int:
 
 
 def dealt(variant: str, seed: int) -> Table:
-    v = variant_named(variant)
+    v = parse_variant(variant)
     return Table(v, shuffled(v.cards, seed))
 
 
 def from_codes(variant: str, codes: str) -> Table:
-    v = variant_named(variant)
+    v = parse_variant(variant)
     return Table(v, [v.by_code[code] for code in codes.split()])
 
 
@@ -199,12 +201,12 @@ def test_the_memo_kept_between_calls_changes_no_answer() -> None:
     """States with an empty stock are shared by every deal: an answer must not depend on what
     was computed before it."""
     first, second = dealt("grid", 1), dealt("grid", 2)
-    with difficulty.cold_memo():
-        alone = difficulty.p_random_exact(second), difficulty.p_random(second)
-    with difficulty.cold_memo():
-        difficulty.p_random_exact(first)
-        difficulty.p_random(first)
-        after = difficulty.p_random_exact(second), difficulty.p_random(second)
+    caches.clear()
+    alone = difficulty.p_random_exact(second), difficulty.p_random(second)
+    caches.clear()
+    difficulty.p_random_exact(first)
+    difficulty.p_random(first)
+    after = difficulty.p_random_exact(second), difficulty.p_random(second)
     assert after == alone
 
 
@@ -216,7 +218,7 @@ def test_the_options_kept_per_table_change_no_answer_and_no_state_count() -> Non
     caches.clear()
     cold = [(difficulty.p_random(t), difficulty.random_states(t)) for t in tables]
     warm = [(difficulty.p_random(t), difficulty.random_states(t)) for t in reversed(tables)][::-1]
-    options = difficulty._moves_for(variant_named("sum15")).options
+    options = difficulty._moves_for(parse_variant("sum15")).options
     assert len(options) > 0
     limit = options.limit
     try:
@@ -273,7 +275,7 @@ def test_band_refuses_counts_above_best(high: int, fair: int) -> None:
 # only easy; grid100: high plays one value sequence on every deal and clears 84 of 99, so never
 # easy, and its fair play is too slow for this module). Found by scanning seeds, kept as card
 # lists so that they do not depend on the shuffle. (variant, band, best, high, p_random, deck)
-# The medium and hard ones rest on the fair strategy's choices: if triples.fair changes how it
+# The medium and hard ones rest on the fair strategy's choices: if triples.engines.fair changes how it
 # plays, a deck may change band and need replacing (``benchmarks/difficulty.py --bands`` and a
 # scan of seeds find new ones). The hard decks are ones where fair falls far short of best.
 BAND_DECKS = [
@@ -421,7 +423,7 @@ def test_p_random_and_the_band_on_random_rule_sets() -> None:
     import random
 
     from tests.rule_sets import random_variant
-    from triples.deal import seeded
+    from triples.model.deal import seeded
 
     rng = random.Random(7)
     for _ in range(40):
@@ -441,9 +443,9 @@ def test_p_random_and_the_band_on_random_rule_sets() -> None:
 def test_p_random_stops_at_the_deadline() -> None:
     from time import monotonic
 
-    from triples import deadline
+    from triples.support import deadline
 
-    grid100 = variant_named("grid100")
+    grid100 = parse_variant("grid100")
     table = Table(grid100, shuffled(grid100.cards, 1))
     start = monotonic()
     with pytest.raises(deadline.TimeLimitExceeded), deadline.limited(0.05):

@@ -1,5 +1,5 @@
 """Integers and their decimal text, exactly at any length: past the interpreter's 4300 digits
-``str`` and ``int`` refuse, and ``triples.digits`` converts by halves."""
+``str`` and ``int`` refuse, and ``triples.support.digits`` converts by halves."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from triples.digits import decimal, integer
+from triples.support.digits import decimal, integer
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ from itertools import combinations_with_replacement
 
 import pytest
 
-from triples.config import Variant
-from triples.expectimax import Expectimax, ExpectimaxWin
+from triples.engines.expectimax import Expectimax, ExpectimaxWin
+from triples.model.variant import Variant
 
 
 def literal_expected(variant: Variant, table: tuple[int, ...], unseen: tuple[int, ...]) -> float:
@@ -61,9 +61,9 @@ def test_a_states_value_is_the_same_float_whatever_was_worked_out_before() -> No
     # A state and its mirror image share one entry; it is always worked out from the smaller
     # image, so its float does not depend on which image came first (summed from the other
     # image, 8 of these 30 positions came out a rounding apart).
-    from triples.config import variant_named
+    from triples.model.variants import parse_variant
 
-    sum15 = variant_named("sum15")
+    sum15 = parse_variant("sum15")
     rng = random.Random(7)
     for _ in range(30):
         deck = [v for v in range(1, 10) for _ in range(4)]
@@ -79,9 +79,9 @@ def test_a_states_value_is_the_same_float_whatever_was_worked_out_before() -> No
 
 
 def test_move_values_until_stops_at_the_first_move_reaching_it() -> None:
-    from triples.config import variant_named
+    from triples.model.variants import parse_variant
 
-    sum15 = variant_named("sum15")
+    sum15 = parse_variant("sum15")
     table = [0, 1, 1, 1, 1, 1, 1, 1, 1, 1]  # one card of each value: many moves
     unseen = [0, 1, 1, 1, 1, 0, 1, 1, 1, 1]
     every = Expectimax(sum15).move_values(table, unseen)
@@ -93,14 +93,14 @@ def test_move_values_until_stops_at_the_first_move_reaching_it() -> None:
 
 
 def test_most_in_play_is_the_value_sum_argument_on_the_cards_left() -> None:
-    from triples.config import variant_named
-    from triples.expectimax import most_in_play
+    from triples.engines.expectimax import most_in_play
+    from triples.model.variants import parse_variant
 
-    classic = most_in_play(variant_named("classic"))
+    classic = most_in_play(parse_variant("classic"))
     # 52 cards worth 340: 17 moves would leave one card worth 0, so 16 moves at most.
     assert classic[52] == 48 and classic[49] == 45 and classic[4] == 0 and classic[1] == 0
     assert classic[51] == -1  # 51 cards are never left in play: one off a whole move
-    sum15 = most_in_play(variant_named("sum15"))
+    sum15 = most_in_play(parse_variant("sum15"))
     assert [sum15[c] for c in (36, 33, 3, 0)] == [36, 33, 3, 0]
 
 
@@ -108,12 +108,12 @@ def test_most_in_play_is_the_value_sum_argument_on_the_cards_left() -> None:
 def test_positions_of_play_and_any_counts_get_the_same_floats(name: str) -> None:
     # Positions of real games walk with the tighter bound of play: the literal recursion's
     # value, and the same floats as the walk with the bound for any counts.
-    from triples import search, strategy
-    from triples.config import variant_named
-    from triples.deal import seeded
-    from triples.rules import histogram
+    from triples.engines import search, strategies
+    from triples.model.deal import seeded
+    from triples.model.rules import histogram
+    from triples.model.variants import parse_variant
 
-    v = variant_named(name)
+    v = parse_variant(name)
     checked = 0
     for seed in range(1, 30):
         table = seeded(v, seed)
@@ -121,7 +121,7 @@ def test_positions_of_play_and_any_counts_get_the_same_floats(name: str) -> None
             if table.stock_size <= 4:
                 break
             table.push(move)
-        if table.stock_size > 4 or not strategy.lookahead(table):
+        if table.stock_size > 4 or not strategies.lookahead(table):
             continue
         on_table, unseen = [x for x in table.values if x], list(table.deck_values[table.next_card :])
         counts = histogram(on_table, v.max_value), histogram(unseen, v.max_value)
@@ -140,9 +140,9 @@ def test_positions_of_play_and_any_counts_get_the_same_floats(name: str) -> None
 def test_trimmed_memos_change_no_value() -> None:
     # The memos (values per state, draws per unseen multiset) are bounded and trimmed between
     # moves: a player whose memos keep a handful of entries gets the same floats as a fresh one.
-    from triples.config import variant_named
+    from triples.model.variants import parse_variant
 
-    sum15 = variant_named("sum15")
+    sum15 = parse_variant("sum15")
     rng = random.Random(8)
     player = Expectimax(sum15)
     player.kept.limit, player.drawn.limit = 50, 5

@@ -7,16 +7,19 @@ from itertools import combinations
 
 import pytest
 
-from triples import fair, rules, run, search, strategy
-from triples.config import VARIANTS, Variant, variant_named
-from triples.shuffle import shuffled
-from triples.table import Table
+from triples import run
+from triples.engines import fair, search, strategies
+from triples.model import rules
+from triples.model.shuffle import shuffled
+from triples.model.table import Table
+from triples.model.variant import Variant
+from triples.model.variants import VARIANTS, parse_variant
 
 STOCK_VARIANTS = sorted(name for name in VARIANTS if name != "grid100")
 
 
 def dealt(variant: str, seed: int) -> Table:
-    v = variant_named(variant)
+    v = parse_variant(variant)
     return Table(v, shuffled(v.cards, seed))
 
 
@@ -26,7 +29,7 @@ def dealt(variant: str, seed: int) -> Table:
 def brute_expected(variant: str, table: list[int], unseen: list[int]) -> Fraction:
     """Optimal fair play's expected further cards cleared, literally: a refill draws the
     unseen cards one at a time, each card equally likely; a move is any k slots adding up."""
-    v = variant_named(variant)
+    v = parse_variant(variant)
     if unseen and len(table) < v.slots:
         total = sum(
             (brute_expected(variant, [*table, card], unseen[:i] + unseen[i + 1 :]) for i, card in enumerate(unseen)),
@@ -43,7 +46,7 @@ def brute_expected(variant: str, table: list[int], unseen: list[int]) -> Fractio
 
 def brute_win(variant: str, table: list[int], unseen: list[int]) -> Fraction:
     """The largest probability of clearing every card, by the same literal recursion."""
-    v = variant_named(variant)
+    v = parse_variant(variant)
     if unseen and len(table) < v.slots:
         total = sum(
             (brute_win(variant, [*table, card], unseen[:i] + unseen[i + 1 :]) for i, card in enumerate(unseen)),
@@ -60,7 +63,7 @@ def brute_win(variant: str, table: list[int], unseen: list[int]) -> Fraction:
 
 def small_positions(variant: str, count: int, most_unseen: int) -> Iterator[tuple[list[int], list[int]]]:
     """Random full tables with a few cards unseen (the rest of the deck counts as cleared)."""
-    v = variant_named(variant)
+    v = parse_variant(variant)
     rng = random.Random(variant)
     for _ in range(count):
         deck = list(Table(v, v.cards).deck_values)
@@ -70,12 +73,12 @@ def small_positions(variant: str, count: int, most_unseen: int) -> Iterator[tupl
 
 
 def counts(variant: str, values: list[int]) -> list[int]:
-    return rules.histogram(values, variant_named(variant).max_value)
+    return rules.histogram(values, parse_variant(variant).max_value)
 
 
 @pytest.mark.parametrize("variant", STOCK_VARIANTS)
 def test_exact_part_equals_brute_force_expectimax(variant: str) -> None:
-    exact = fair.Expectimax(variant_named(variant))  # one memo for every position: it must stay right
+    exact = fair.Expectimax(parse_variant(variant))  # one memo for every position: it must stay right
     checked = 0
     for table, unseen in small_positions(variant, 12, 3):
         valued = exact.move_values(counts(variant, table), counts(variant, unseen))
@@ -90,7 +93,7 @@ def test_exact_part_equals_brute_force_expectimax(variant: str) -> None:
             rest = list(table)
             for card in combo:
                 rest.remove(card)
-            expected = variant_named(variant).per_move + brute_expected(variant, rest, unseen)
+            expected = parse_variant(variant).per_move + brute_expected(variant, rest, unseen)
             assert abs(value - float(expected)) < 1e-9, (table, unseen, combo)
             checked += 1
     assert checked > 0
@@ -99,12 +102,12 @@ def test_exact_part_equals_brute_force_expectimax(variant: str) -> None:
 @pytest.mark.parametrize("variant", ["sum15", "pairs"])  # grid's 12 slots are too many for brute force
 def test_win_probability_equals_brute_force(variant: str) -> None:
     # Late positions of real games (few cards unseen), where clearing everything can happen.
-    v = variant_named(variant)
+    v = parse_variant(variant)
     solver = fair.ExpectimaxWin(v)
     checked = wins = 0
     for seed in range(1, 16):
         table = dealt(variant, seed)
-        while table.stock_size > 3 and (move := strategy.lookahead(table)) is not None:
+        while table.stock_size > 3 and (move := strategies.lookahead(table)) is not None:
             table.push(move)
         table_values = [x for x in table.values if x]
         unseen = list(table.deck_values[table.next_card :])
@@ -118,10 +121,10 @@ def test_win_probability_equals_brute_force(variant: str) -> None:
 
 
 def test_mirror_images_share_an_entry_and_a_value() -> None:
-    v = variant_named("sum15")
+    v = parse_variant("sum15")
     packing = fair.packing_for(v)
     assert packing.mirror == 10
-    assert fair.packing_for(variant_named("classic")).mirror == 0
+    assert fair.packing_for(parse_variant("classic")).mirror == 0
     table = [1, 1, 2, 5, 6, 8, 9, 9, 4]
     unseen = [3, 7, 7]
     mirrored = [10 - x for x in table], [10 - x for x in unseen]
@@ -140,7 +143,7 @@ def positions_with_a_stock(variant: str, seeds: range) -> Iterator[Table]:
     """Positions along lookahead games that still have a stock to hide."""
     for seed in seeds:
         table = dealt(variant, seed)
-        while table.stock_size and (move := strategy.lookahead(table)) is not None:
+        while table.stock_size and (move := strategies.lookahead(table)) is not None:
             yield table
             table.push(move)
 
@@ -185,7 +188,7 @@ def test_shuffling_the_stock_never_changes_the_move(
 def test_the_same_position_gets_the_same_orders_in_every_process() -> None:
     # blake2b, not hash(): the seed and the orders are pinned, so neither PYTHONHASHSEED, nor
     # the process, nor --jobs can change a fair move.
-    v = variant_named("sum15")
+    v = parse_variant("sum15")
     table_counts, unseen_counts = [0, 1, 0, 2, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0, 1, 2]
     assert fair.position_seed(v, table_counts, [0, 3, 4, 2, 4, 4, 4, 4, 4, 4], 3) == 4116822425516051009
     assert fair.sample_orders(v, table_counts, unseen_counts, 30, 3) == [[9, 8, 9], [9, 8, 9], [9, 9, 8]]
@@ -196,7 +199,7 @@ def test_the_same_position_gets_the_same_orders_in_every_process() -> None:
 
 @pytest.mark.parametrize("variant", ["classic", "sum15", "grid", "quads"])
 def test_fixed_deck_scores_equal_fresh_searches(variant: str) -> None:
-    v = variant_named(variant)
+    v = parse_variant(variant)
     roots = 0
     for seed in range(1, 11):
         # Every candidate after one opening move: several roots over one deck, one memo.
@@ -220,7 +223,7 @@ def test_fixed_deck_scores_equal_fresh_searches(variant: str) -> None:
 
 
 def test_sampled_scores_are_exact_best_scores_of_each_order() -> None:
-    v = variant_named("sum15")
+    v = parse_variant("sum15")
     table = dealt("sum15", 3)
     table_counts, unseen_counts = fair.seen_counts(table)
     candidates = fair.playable(v, table_counts)
@@ -239,7 +242,7 @@ def test_sampled_scores_are_exact_best_scores_of_each_order() -> None:
 
 def test_sample_orders_are_the_generators_own_shuffles() -> None:
     # sample_orders writes rng.shuffle out draw for draw: the same orders, pinned to it.
-    v = variant_named("sum15")
+    v = parse_variant("sum15")
     rng = random.Random(3)
     for _ in range(300):
         table_counts = [0] * 10
@@ -256,7 +259,7 @@ def test_sample_orders_are_the_generators_own_shuffles() -> None:
 
 
 def custom(name: str, **changed: object) -> Variant:
-    return variant_named(name).replace(**changed)
+    return parse_variant(name).replace(**changed)
 
 
 def random_positions(v: Variant, count: int, unseen: tuple[int, int]) -> Iterator[tuple[list[int], list[int]]]:
@@ -273,10 +276,10 @@ def random_positions(v: Variant, count: int, unseen: tuple[int, int]) -> Iterato
 
 
 OWN_VARIANTS = [
-    pytest.param(variant_named("sum15"), id="sum15"),
-    pytest.param(variant_named("classic"), id="classic"),
-    pytest.param(variant_named("grid"), id="grid"),
-    pytest.param(variant_named("quads"), id="quads"),
+    pytest.param(parse_variant("sum15"), id="sum15"),
+    pytest.param(parse_variant("classic"), id="classic"),
+    pytest.param(parse_variant("grid"), id="grid"),
+    pytest.param(parse_variant("quads"), id="quads"),
     pytest.param(custom("classic", slots=11, target=21), id="classic-11-21"),
     pytest.param(custom("sum15", suits=3, target=14), id="sum15-3suits-14"),
 ]
@@ -329,9 +332,9 @@ def cards_in_order(table: Table, order: list[int]) -> list[object]:
 
 
 def test_fair_is_registered_and_plays_through_autoplay() -> None:
-    assert strategy.strategy_named("fair") is strategy.fair_player
+    assert strategies.strategy_named("fair") is strategies.fair_player
     table = dealt("sum15", 2)
-    expected = [list(m) for m in strategy.play_out(table, strategy.fair_player)]
+    expected = [list(m) for m in strategies.play_out(table, strategies.fair_player)]
     out = run([["new", "g", 2, "sum15"], ["autoplay", "g", "fair"], ["status", "g"], ["history", "g"]])
     assert out[1] == {"moves": expected, "cleared": table.cleared}
     assert out[2] == {"cleared": table.cleared, "stock": 0 if table.cleared == 36 else table.stock_size, "over": True}
@@ -355,15 +358,15 @@ def test_pairs_fair_play_clears_what_best_play_clears() -> None:
     # A pairs card pairs with one value only: every order of play ends the same.
     for seed in range(1, 21):
         assert fair.play_fair(dealt("pairs", seed)) == search.best_cleared(dealt("pairs", seed))
-        fair_game = strategy.play_out(dealt("pairs", seed), strategy.fair_player)
-        assert fair_game == strategy.play_out(dealt("pairs", seed), strategy.high_cards_first)
+        fair_game = strategies.play_out(dealt("pairs", seed), strategies.fair_player)
+        assert fair_game == strategies.play_out(dealt("pairs", seed), strategies.high_cards_first)
 
 
 def test_with_nothing_hidden_the_choice_is_the_first_optimal_one_in_high_order() -> None:
-    v = variant_named("sum15")
+    v = parse_variant("sum15")
     table = dealt("sum15", 5)
     while table.stock_size:
-        move = strategy.high_cards_first(table)
+        move = strategies.high_cards_first(table)
         if move is None:
             pytest.skip("seed 5's high game ends before the stock does")
         table.push(move)
@@ -385,7 +388,7 @@ def test_a_dealt_game_is_won_more_often_than_by_high() -> None:
     for seed in range(1, 11):  # 9 wins to 5; benchmarks/fair.py measures 500 deals
         fair_wins += fair.play_fair(dealt("sum15", seed)) == 36
         table = dealt("sum15", seed)
-        strategy.play_out(table, strategy.high_cards_first)
+        strategies.play_out(table, strategies.high_cards_first)
         high_wins += table.cleared == 36
     assert fair_wins > high_wins
 
@@ -394,13 +397,13 @@ def test_no_move_means_none() -> None:
     table = dealt("sum15", 1)
     table.values[:] = [1, 1, 1, 1, 2, 2, 2, 2, 3]  # the strategies read only the values
     assert fair.fair(table) is None
-    assert strategy.fair_player(table) is None
+    assert strategies.fair_player(table) is None
 
 
 def test_the_fair_player_stops_at_the_deadline() -> None:
     from time import monotonic
 
-    from triples import deadline
+    from triples.support import deadline
 
     table = dealt("classic", 4)
     start = monotonic()

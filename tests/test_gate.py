@@ -25,7 +25,7 @@ from fastapi.testclient import TestClient
 from tests.test_service import ENV, free_port, wait_for_health, written
 from triples import run
 from triples.api import OperationTimedOut
-from triples.service import ServiceSettings, create_app
+from triples.doors.service import ServiceSettings, create_app
 
 SEEDS_PER_REQUEST = 5_000
 _next_seed = itertools.count(10_000, SEEDS_PER_REQUEST)
@@ -91,7 +91,7 @@ def test_a_request_past_the_time_limit_gets_503_and_its_work_stops() -> None:
 
 
 def test_serve_refuses_a_time_limit_that_is_not_a_positive_number(capsys: pytest.CaptureFixture[str]) -> None:
-    from triples import cli
+    from triples.doors import cli
 
     for text in ("0", "-1", "abc", "nan"):
         assert cli.main(["serve", "--time-limit", text]) == 2

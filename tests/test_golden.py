@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from tests.golden import FAIR_DEALS, GOLDEN, RULE_SETS, dumps, playthrough
-from triples import caches
+from triples.support import caches
 
 Case = tuple[str, Any, dict[str, Any]]  # (file stem, variant, the pinned line)
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from triples.jsonio import EMPTY, NOT_UTF8, JSONInputError, dumps, json_kind, loads
+from triples.interpreter.jsonio import EMPTY, NOT_UTF8, JSONInputError, dumps, json_kind, loads
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),

@@ -1,7 +1,7 @@
 """``triples.__main__``, the way in of ``python -m triples`` and the ``triples`` script: a stop
 signal while the command line is still loading ends it quietly with the signal's status.
 
-The real subprocesses below load ``triples.cli`` slowly on purpose (an import hook that says
+The real subprocesses below load ``triples.doors.cli`` slowly on purpose (an import hook that says
 "loading" and sleeps), so that the signal lands in the middle of the import every time.
 """
 
@@ -23,7 +23,7 @@ import signal, sys, time
 {ignore}
 class SlowCommandLine:
     def find_spec(self, name, path=None, target=None):
-        if name == "triples.cli":
+        if name == "triples.doors.cli":
             print("loading", file=sys.stderr, flush=True)
             time.sleep(20)
         return None
@@ -34,7 +34,7 @@ sys.exit(main())
 
 
 def loading(ignore: str = "") -> subprocess.Popen[str]:
-    """``python -m triples --help`` as the script starts it, caught while it loads triples.cli."""
+    """``python -m triples --help`` as the script starts it, caught while it loads triples.doors.cli."""
     code = SLOW_LOAD.format(signals_on=SIGNALS_ON, ignore=ignore)
     child = subprocess.Popen([sys.executable, "-c", code, "--help"], text=True,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip

@@ -35,11 +35,12 @@ from tests.reference import (
     quartets_output_fits,
     strategy_names,
 )
-from triples import rules, run
-from triples.config import VARIANTS
-from triples.session import OPERATIONS, Session
-from triples.strategy import STRATEGIES
-from triples.table import Table
+from triples import run
+from triples.engines.strategies import STRATEGIES
+from triples.interpreter.session import OPERATIONS, Session
+from triples.model import rules
+from triples.model.table import Table
+from triples.model.variants import VARIANTS
 
 seeds = st.integers(min_value=0, max_value=2**64 - 1) | st.integers()  # any integer is a seed
 
@@ -391,12 +392,8 @@ def broken_handler(name: str, error: type[BaseException]) -> Iterator[None]:
     def handler(session: Session, args: object) -> None:
         raise error("defect")
 
-    saved = OPERATIONS[name]
-    OPERATIONS[name] = dataclasses.replace(saved, handler=handler)
-    try:
+    with OPERATIONS.replaced(dataclasses.replace(OPERATIONS[name], handler=handler)):
         yield
-    finally:
-        OPERATIONS[name] = saved
 
 
 SAMPLE_OPERATIONS = {

@@ -1,4 +1,4 @@
-"""Uniscraper (triples.pyramid, docs/uniscraper.md): the geometry, configs, the exact best run and
+"""Uniscraper (triples.games.uniscraper, docs/uniscraper.md): the geometry, configs, the exact best run and
 its tie rule, the ``bestrun`` operation and the ``triples bestrun`` command.
 
 The engine is checked against the naive reading of the rules in tests/reference.py (every run
@@ -22,8 +22,9 @@ from tests.reference import (
     pyramid_free,
 )
 from tests.test_cli import triples as triples_cli
-from triples import cli, run
-from triples.pyramid import (
+from triples import run
+from triples.doors import cli
+from triples.games.uniscraper import (
     ConfigError,
     RunSearch,
     best_run,

@@ -1,6 +1,6 @@
 """Quartets (docs/quartets.md), checked against a brute force that tries every deal.
 
-The brute force below shares nothing with triples.quartets: it deals the cards every possible
+The brute force below shares nothing with triples.games.quartets: it deals the cards every possible
 way into small games, plays each action on each deal's real hands, drops the deals an action
 is physically impossible in (a card handed over that the giver does not hold, a quartet not
 held), and calls an action list fair while some remaining deal has every ask made holding a
@@ -23,8 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from triples import cli, run
-from triples.quartets import (
+from triples import run
+from triples.doors import cli
+from triples.games.quartets import (
     DEFAULT_RULES,
     QuartetsError,
     QuartetsRules,

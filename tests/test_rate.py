@@ -2,7 +2,7 @@
 
 The command is mostly run as a user runs it, ``python -m triples rate ...`` in a subprocess, so
 exit statuses, streams and the absence of tracebacks are what is checked; the many cases of bad
-input go through ``triples.cli.main`` in this process, to keep the suite quick.
+input go through ``triples.doors.cli.main`` in this process, to keep the suite quick.
 """
 
 from __future__ import annotations
@@ -24,18 +24,20 @@ from typing import Any
 import orjson
 import pytest
 
-from triples import __version__, cli, search
+from triples import __version__
 from triples.api import run
-from triples.config import VARIANTS, variant_named
-from triples.rate import CORE_COLUMNS, Row, Summary, wilson_interval
-from triples.rate import rows as rate_rows
-from triples.rate.columns import DIFFICULTY_COLUMNS
-from triples.rate.command import Request, executor_for
-from triples.rate.formats import Csv, JsonLines, TextTable
-from triples.rate.interrupts import NEVER
-from triples.rate.rows import RECORD_COLUMNS, Column, RateOptions
-from triples.session import deal
-from triples.strategy import STRATEGIES
+from triples.doors import cli
+from triples.doors.rating import CORE_COLUMNS, Row, Summary, wilson_interval
+from triples.doors.rating import rows as rate_rows
+from triples.doors.rating.columns import DIFFICULTY_COLUMNS
+from triples.doors.rating.command import Request, executor_for
+from triples.doors.rating.formats import Csv, JsonLines, TextTable
+from triples.doors.rating.interrupts import NEVER
+from triples.doors.rating.rows import RECORD_COLUMNS, Column, RateOptions
+from triples.engines import search
+from triples.engines.strategies import STRATEGIES
+from triples.interpreter.session import deal
+from triples.model.variants import VARIANTS, parse_variant
 
 RATE = [sys.executable, "-m", "triples", "rate"]
 SPEED = re.compile(r"deals per second: \d+\.\d \((\d+) new deals in \d+\.\d\d s, jobs (\d+)\)")
@@ -67,8 +69,8 @@ def expected_row(variant: str, strategy: str, seed: int) -> dict[str, Any]:
     """A row computed through the public operations: autoplay and best each on a fresh deal."""
     out = run([["new", "a", seed, variant], ["autoplay", "a", strategy], ["new", "b", seed, variant], ["best", "b"]])
     autoplay, best = out[1]["cleared"], out[3]
-    states = search.analyse(deal(variant_named(variant), seed)).states
-    won = best == variant_named(variant).deck_size
+    states = search.analyse(deal(parse_variant(variant), seed)).states
+    won = best == parse_variant(variant).deck_size
     core = {"seed": seed, "autoplay": autoplay, "best": best, "gap": best - autoplay, "won": won, "states": states}
     return {**core, "variant": variant, "strategy": strategy, "analyses": "none"}
 
@@ -130,7 +132,7 @@ def test_the_pool_gets_short_batches_of_slow_rows(
 ) -> None:
     # A slow row takes up to a tenth of a second: in batches of 100 the worker that finishes
     # first would wait seconds for the other at the end of the range.
-    request = Request(variant_named("sum15"), "high", 1, seeds, jobs, "csv", None, extra_columns=extra)
+    request = Request(parse_variant("sum15"), "high", 1, seeds, jobs, "csv", None, extra_columns=extra)
     with executor_for(request, seeds, NEVER) as (executor, batch):
         assert (batch, executor.label) == (size, f"jobs {workers}")
 
@@ -185,7 +187,7 @@ def test_summary_goes_to_stderr_for_jsonl_and_matches_the_rows() -> None:
 def test_summary_text_on_known_rows() -> None:
     # sum15: 36 cards, 3 a move. Best wins 2 of 4 and the strategy 1 of 4; the Wilson bounds
     # below are worked out by hand in test_wilson_interval_on_known_numbers.
-    summary = Summary(variant_named("sum15"), "high")
+    summary = Summary(parse_variant("sum15"), "high")
     for seed, (autoplay, best) in enumerate([(36, 36), (30, 36), (33, 33), (21, 27)]):
         summary.add(Row(seed, autoplay, best, best - autoplay, best == 36, 100, 1.0))
     assert summary.lines() == [
@@ -204,7 +206,7 @@ def test_summary_text_on_known_rows() -> None:
 
 
 def test_summary_of_no_deals_is_just_the_count() -> None:
-    assert Summary(variant_named("classic"), "high").lines() == ["deals: 0"]
+    assert Summary(parse_variant("classic"), "high").lines() == ["deals: 0"]
 
 
 def test_an_opt_in_column_is_computed_on_request_written_and_read_back(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -438,7 +440,7 @@ def test_an_interrupted_run_keeps_whole_rows_and_the_next_run_goes_on(tmp_path: 
     # Python leaves SIGINT ignored when it starts ignored (as under a shell's background job),
     # so the child turns Ctrl-C back on before running the command line.
     ctrl_c_on = "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); " \
-                "from triples.cli import main; sys.exit(main(sys.argv[1:]))"  # fmt: skip
+                "from triples.doors.cli import main; sys.exit(main(sys.argv[1:]))"  # fmt: skip
     rows = tmp_path / "rows"
     args = ["rate", "--seeds", "0-100000", "--format", "jsonl", "--out", "rows", "--jobs", "2"]
     child = subprocess.Popen([sys.executable, "-c", ctrl_c_on, *args], cwd=tmp_path, text=True,

@@ -1,9 +1,9 @@
-"""``triples calendar`` (triples/rate/calendar.py): two-week calendars of two variants checked
+"""``triples calendar`` (triples/doors/rating/calendar.py): two-week calendars of two variants checked
 against the store's ratings and a fresh rating of every chosen seed, weekday and repeating
 patterns, published dates kept through re-runs, extensions and overlaps, running out of a
 band, the formats and refusals.
 
-Runs go through ``triples.cli.main`` in this process with one job. The seeds are rated once per
+Runs go through ``triples.doors.cli.main`` in this process with one job. The seeds are rated once per
 module into a store (``rated``); each test starts from a copy of it with an empty calendar, so
 most runs only look rows up.
 """
@@ -19,11 +19,11 @@ from typing import Any
 import orjson
 import pytest
 
-from triples import cli
-from triples.rate.calendar import STRATEGY
-from triples.rate.columns import DIFFICULTY_COLUMNS
-from triples.rate.rows import RateOptions, rate_batch, row_values
-from triples.rate.stored import provenance_of
+from triples.doors import cli
+from triples.doors.rating.calendar import STRATEGY
+from triples.doors.rating.columns import DIFFICULTY_COLUMNS
+from triples.doors.rating.rows import RateOptions, rate_batch, row_values
+from triples.doors.rating.store_backed import provenance_of
 from triples.store import open_store
 
 # Monday to Sunday; a week needs one hard deal, two medium and four easy.

@@ -26,13 +26,13 @@ from distributed import Client, LocalCluster
 from tests.processes import EXIT_WITHIN, start, wait_for_rows
 from tests.test_rate import RATE, SPEED, jsonl_rows, rate_cli
 from triples import __version__
-from triples.config import variant_named
-from triples.rate import rate_seeds
+from triples.doors.rating import rate_seeds
+from triples.model.variants import parse_variant
 
 
 def reference(variant: str, first: int, last: int) -> list[tuple[Any, ...]]:
     """What ``--jobs 1`` rates (the same in-process executor), as rows without the per-run columns."""
-    batches = rate_seeds(variant_named(variant), "high", range(first, last + 1), jobs=1)
+    batches = rate_seeds(parse_variant(variant), "high", range(first, last + 1), jobs=1)
     return [(r.seed, r.autoplay, r.best, r.gap, r.won, r.states) for rows in batches for r in rows]
 
 
@@ -170,7 +170,7 @@ def held_on_workers(client: Client) -> dict[str, set[int]]:
     """The seeds each run's tasks have finished, as the cluster's workers hold them."""
 
     def held() -> dict[str, list[int]]:  # defined in here, so that Dask sends it to the workers by value
-        from triples.rate.cluster import WORKER_ROWS
+        from triples.doors.rating.cluster import WORKER_ROWS
 
         with WORKER_ROWS.lock:
             return {run: [row.seed for task in tasks for row in task.rows] for run, tasks in WORKER_ROWS.runs.items()}
@@ -230,16 +230,16 @@ def group_alive(group: int) -> bool:
 
 def test_rate_without_scheduler_never_imports_dask(tmp_path: Path) -> None:
     probe = (
-        "import sys\nfrom triples.cli import main\n"
+        "import sys\nfrom triples.doors.cli import main\n"
         "main(['rate', '--variant', 'sum15', '--seeds', '0-3', '--format', 'jsonl', '--jobs', '2'])\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in {'dask', 'distributed', 'triples'}))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     modules = orjson.loads(done.stdout.splitlines()[-1].replace("'", '"'))
-    assert "triples.rate.command" in modules
+    assert "triples.doors.rating.command" in modules
     assert [m for m in modules if not m.startswith("triples")] == []
-    assert "triples.rate.cluster" not in modules
+    assert "triples.doors.rating.cluster" not in modules
 
 
 @pytest.mark.parametrize(
@@ -248,7 +248,7 @@ def test_rate_without_scheduler_never_imports_dask(tmp_path: Path) -> None:
     ids=["many", "some", "just-too-few", "few", "big-cluster", "none"],
 )
 def test_cheap_batches_go_out_several_to_a_task(batch_count: int, workers: int, group: int) -> None:
-    from triples.rate.cluster import batches_per_task
+    from triples.doors.rating.cluster import batches_per_task
 
     assert batches_per_task(batch_count, workers) == group
 
@@ -256,10 +256,10 @@ def test_cheap_batches_go_out_several_to_a_task(batch_count: int, workers: int, 
 def test_grouped_batches_give_the_rows_of_single_batches(cluster: tuple[LocalCluster, Client]) -> None:
     from functools import partial
 
-    from triples.rate.cluster import OnCluster
-    from triples.rate.executors import batches
-    from triples.rate.interrupts import NEVER
-    from triples.rate.rows import RateOptions, rate_batch
+    from triples.doors.rating.cluster import OnCluster
+    from triples.doors.rating.executors import batches
+    from triples.doors.rating.interrupts import NEVER
+    from triples.doors.rating.rows import RateOptions, rate_batch
 
     options = RateOptions("sum15", "high")
     rate = partial(rate_batch, options)
@@ -277,13 +277,13 @@ def test_a_stop_keeps_the_rows_a_task_still_running_has_finished(
 ) -> None:
     """One task rates seeds 1-3 at once, then seed 0 for three seconds. A stop a second in
     yields rows 1-3, finished on the worker although the task's result never came."""
-    from triples.rate import rows as rate_rows
-    from triples.rate.cluster import OnCluster
-    from triples.rate.interrupts import StopSignals
-    from triples.rate.rows import RateOptions
+    from triples.doors.rating import rows as rate_rows
+    from triples.doors.rating.cluster import OnCluster
+    from triples.doors.rating.interrupts import StopSignals
+    from triples.doors.rating.rows import RateOptions
 
     def slow_seed_zero(add: bool) -> None:  # defined in here, so that Dask sends it to the workers by value
-        from triples.rate import rows
+        from triples.doors.rating import rows
 
         if add:
             rows.COLUMNS["slow"] = rows.Column("slow", bool, 4)
@@ -313,8 +313,8 @@ def test_a_stop_keeps_the_rows_a_task_still_running_has_finished(
 def test_a_worker_keeps_running_tasks_rows_and_drops_those_of_tasks_ended_a_while_ago(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from triples.rate import cluster as on_cluster
-    from triples.rate.rows import RateOptions, rate_batch
+    from triples.doors.rating import cluster as on_cluster
+    from triples.doors.rating.rows import RateOptions, rate_batch
 
     one, two = rate_batch(RateOptions("sum15", "high"), [1, 2])
     held = on_cluster.WorkerRows()

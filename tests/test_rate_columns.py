@@ -1,4 +1,4 @@
-"""``triples rate --fair`` and ``--difficulty`` (triples/rate/columns.py): the columns against the
+"""``triples rate --fair`` and ``--difficulty`` (triples/doors/rating/columns.py): the columns against the
 engines called directly, the band's fixed yardstick, the summary lines, resume, refusals."""
 
 from __future__ import annotations
@@ -11,17 +11,18 @@ from typing import Any
 import orjson
 import pytest
 
-from triples import cli, difficulty, search
-from triples.config import variant_named
-from triples.rate import Row, Summary
-from triples.rate import columns as rate_columns
-from triples.rate.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS
-from triples.rate.errors import BadInput
-from triples.rate.formats import TextTable
-from triples.rate.rows import CORE_COLUMNS, RateOptions, rate_batch, record_columns
-from triples.shuffle import shuffled
-from triples.strategy import play_out, strategy_named
-from triples.table import Table
+from triples.doors import cli
+from triples.doors.rating import Row, Summary
+from triples.doors.rating import columns as rate_columns
+from triples.doors.rating.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS
+from triples.doors.rating.errors import BadInput
+from triples.doors.rating.formats import TextTable
+from triples.doors.rating.rows import CORE_COLUMNS, RateOptions, rate_batch, record_columns
+from triples.engines import difficulty, search
+from triples.engines.strategies import play_out, strategy_named
+from triples.model.shuffle import shuffled
+from triples.model.table import Table
+from triples.model.variants import parse_variant
 
 RATE = [sys.executable, "-m", "triples", "rate"]
 
@@ -31,7 +32,7 @@ def rate_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess
 
 
 def deal(variant: str, seed: int) -> Table:
-    rules = variant_named(variant)
+    rules = parse_variant(variant)
     return Table(rules, shuffled(rules.cards, seed))
 
 
@@ -128,7 +129,7 @@ def row_of(seed: int, autoplay: int, best: int, fair: int, chance: float, band: 
 def test_summary_lines_of_known_difficulty_rows() -> None:
     # sum15 (36 cards): easy 2 of 4, medium 1, hard 1; fair wins 2 of 4 and high 1 of 4. The
     # intervals for 2 of 4 and 1 of 4 are worked out in test_rate.py.
-    summary = Summary(variant_named("sum15"), "high")
+    summary = Summary(parse_variant("sum15"), "high")
     for row in [
         row_of(1, 36, 36, 36, 0.5, "easy"),
         row_of(2, 27, 27, 27, 0.25, "easy"),
@@ -213,7 +214,7 @@ def test_a_deal_too_large_for_p_random_is_one_line_of_error(monkeypatch: pytest.
     monkeypatch.setattr(difficulty, "p_random", too_many)
     row = rate_batch(RateOptions("sum15", "high"), [3])[0]
     with pytest.raises(BadInput) as caught:
-        rate_columns.random_play_chance(variant_named("sum15"), row)
+        rate_columns.random_play_chance(parse_variant("sum15"), row)
     assert (
         str(caught.value) == "--difficulty: seed 3 of sum15: p_random needs more than 200000 states from this position"
     )
@@ -229,9 +230,9 @@ def test_a_deal_too_large_for_p_random_is_one_line_of_error(monkeypatch: pytest.
     ],
 )
 def test_difficulty_implies_fair(fair: bool, difficult: bool, columns: tuple[str, ...]) -> None:
-    from triples.rate.command import extra_columns_for
+    from triples.doors.rating.command import extra_columns_for
 
-    assert extra_columns_for(variant_named("sum15"), fair, difficult) == columns
+    assert extra_columns_for(parse_variant("sum15"), fair, difficult) == columns
 
 
 def test_the_table_shows_p_random_to_four_places() -> None:

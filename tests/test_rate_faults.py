@@ -1,5 +1,5 @@
 """Faults on real processes: stop signals at random moments on every executor, then resume; the
-parent killed with SIGKILL; and the stop-signal machinery (triples.rate.interrupts) itself.
+parent killed with SIGKILL; and the stop-signal machinery (triples.doors.rating.interrupts) itself.
 
 The random moments come from a seeded generator, so a failure can be replayed. Each run rates
 classic seeds, cheap enough that a run lasts a second or two.
@@ -22,8 +22,8 @@ import pytest
 
 from tests import processes
 from tests.processes import EXIT_WITHIN, descendants, left_running, stopped, wait_for_rows
-from triples.rate.interrupts import Stop, StopSignals
-from triples.rate.rows import RateOptions, rate_batch, row_values
+from triples.doors.rating.interrupts import Stop, StopSignals
+from triples.doors.rating.rows import RateOptions, rate_batch, row_values
 
 VARIANT, LAST = "classic", 99_999  # a range no run here finishes: the signal always lands mid-run
 EXECUTORS = {"jobs-1": ["--jobs", "1"], "jobs-2": ["--jobs", "2"], "local-2": ["--scheduler", "local:2"]}
@@ -145,8 +145,8 @@ def test_a_signal_ignored_at_the_start_stays_ignored() -> None:
 def test_the_pool_hands_over_rows_finished_behind_a_slow_seed_on_a_stop(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seed 0 takes a minute; seeds 1-9 finish at once on the other worker. A stop after a
     second yields those nine (past the gap at seed 0), within a fraction of a second."""
-    from triples.rate import rows as rate_rows
-    from triples.rate.executors import ProcessPool
+    from triples.doors.rating import rows as rate_rows
+    from triples.doors.rating.executors import ProcessPool
 
     monkeypatch.setitem(rate_rows.COLUMNS, "slow", rate_rows.Column("slow", bool, 4))
     monkeypatch.setitem(rate_rows.ANALYSES, "slow", lambda variant, row: time.sleep(60 if row.seed == 0 else 0) or True)

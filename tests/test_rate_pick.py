@@ -1,8 +1,8 @@
-"""``triples pick`` (triples/rate/pick.py): the first deals of a band against a brute list made by
+"""``triples pick`` (triples/doors/rating/pick.py): the first deals of a band against a brute list made by
 ``triples rate --difficulty`` over the whole range, the filters, resume, stopping early, the
 fewer-found message and refusals.
 
-Most runs go through ``triples.cli.main`` in this process with one job, to keep the suite quick
+Most runs go through ``triples.doors.cli.main`` in this process with one job, to keep the suite quick
 (the fair player's memo is shared between them); one runs as a real process on two jobs.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 import pytest
 
-from triples import cli
+from triples.doors import cli
 
 # classic 1-40: mostly easy, medium at 1 and 5, hard at 37.
 RANGE = "1-40"

@@ -1,4 +1,4 @@
-"""``--plot FILE`` (triples/rate/plots.py): PNG and SVG files with the titles and panels asked
+"""``--plot FILE`` (triples/doors/rating/plots.py): PNG and SVG files with the titles and panels asked
 for, refusals before any rating, and the message when matplotlib is missing."""
 
 from __future__ import annotations
@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from triples import cli
-from triples.config import variant_named
-from triples.rate import Row, Summary, plots
-from triples.rate.errors import BadInput
+from triples.doors import cli
+from triples.doors.rating import Row, Summary, plots
+from triples.doors.rating.errors import BadInput
+from triples.model.variants import parse_variant
 
 SVG = "{http://www.w3.org/2000/svg}"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def summary_of(with_difficulty: bool) -> Summary:
-    summary = Summary(variant_named("sum15"), "high")
+    summary = Summary(parse_variant("sum15"), "high")
     bands = ["easy", "medium", "hard", "easy"]
     for seed, (autoplay, best, fair) in enumerate([(36, 36, 36), (30, 36, 36), (24, 33, 30), (21, 27, 27)]):
         extra: dict[str, int | float | str] = {}

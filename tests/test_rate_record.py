@@ -1,4 +1,4 @@
-"""Rows files know what made them (triples.rate.record): every mismatched resume is refused in one
+"""Rows files know what made them (triples.doors.rating.resume): every mismatched resume is refused in one
 line with the file byte for byte as it was, and rows are the same however the seeds are split,
 ordered or executed."""
 
@@ -9,10 +9,18 @@ from pathlib import Path
 import orjson
 import pytest
 
-from triples import __version__, cli
-from triples.rate.formats import JsonLines
-from triples.rate.record import check_resume, read_record
-from triples.rate.rows import PROVENANCE_COLUMNS, RECORD_COLUMNS, Provenance, RateOptions, rate_batch, row_values
+from triples import __version__
+from triples.doors import cli
+from triples.doors.rating.formats import JsonLines
+from triples.doors.rating.resume import check_resume, read_record
+from triples.doors.rating.rows import (
+    PROVENANCE_COLUMNS,
+    RECORD_COLUMNS,
+    Provenance,
+    RateOptions,
+    rate_batch,
+    row_values,
+)
 
 REFUSAL_TAIL = "use the same options, or another file"
 

@@ -15,10 +15,11 @@ import orjson
 import pytest
 
 from tests.processes import EXIT_WITHIN, descendants, left_running, start, stopped, wait_for_rows
-from triples import __version__, cli
-from triples.config import variant_named
-from triples.rate import Row, Summary
-from triples.rate.summary import rate_with_interval
+from triples import __version__
+from triples.doors import cli
+from triples.doors.rating import Row, Summary
+from triples.doors.rating.summary import rate_with_interval
+from triples.model.variants import parse_variant
 
 if TYPE_CHECKING:
     from distributed import Client, LocalCluster
@@ -35,7 +36,7 @@ def rate_summary(capsys: pytest.CaptureFixture[str], variant: str, seeds: str, *
     """triples rate's summary of the same deals: built from its rows, and as it prints it."""
     assert cli.main(["rate", "--variant", variant, "--seeds", seeds, "--format", "jsonl", "--jobs", "1", *options]) == 0
     out, err = capsys.readouterr()
-    summary = Summary(variant_named(variant), "high")
+    summary = Summary(parse_variant(variant), "high")
     for line in out.splitlines():
         values = orjson.loads(line)
         summary.add(Row.from_values(values))

@@ -8,7 +8,8 @@ import sys
 import orjson
 import pytest
 
-from triples import cli, run
+from triples import run
+from triples.doors import cli
 
 # --- run(): an error that echoes a caller's text must still be writable as JSON ---------------
 # Found by test_run_answers_each_operation_once_with_json_and_never_raises (long profile): a

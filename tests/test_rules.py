@@ -5,19 +5,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.helpers import SEED1, slot_moves
-from triples import rules
-from triples.cards import Card
-from triples.config import VARIANTS, variant_named
-from triples.shuffle import shuffled
-from triples.table import Move, Table
+from triples.model import rules
+from triples.model.cards import Card
+from triples.model.shuffle import shuffled
+from triples.model.table import Move, Table
+from triples.model.variants import VARIANTS, parse_variant
 
 
 def seed1_table() -> Table:
-    return Table(variant_named("classic"), [Card.parse(c) for c in SEED1])
+    return Table(parse_variant("classic"), [Card.parse(c) for c in SEED1])
 
 
 def dealt(variant: str, seed: int) -> Table:
-    v = variant_named(variant)
+    v = parse_variant(variant)
     return Table(v, shuffled(v.cards, seed))
 
 
@@ -115,7 +115,7 @@ def test_seed1_moves_by_hand() -> None:
 
 def test_pairs_spec_example() -> None:
     deck = ["6C", "2D", "10H", "AC", "QH", "2S", "JD", "QC", "6S"]
-    pairs = variant_named("pairs")
+    pairs = parse_variant("pairs")
     rest = [c for c in pairs.cards if c.code not in deck]
     table = Table(pairs, [*(Card.parse(c) for c in deck), *rest])
     assert [list(m) for m in rules.legal_moves(table)] == [[1, 4], [1, 7], [4, 5], [5, 7]]

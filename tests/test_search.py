@@ -9,17 +9,17 @@ import pytest
 
 from tests.helpers import SEED1, SEED1_TABLE
 from tests.rule_sets import brute_best
-from triples import caches, rules, run, search, strategy
-from triples.cards import Card
-from triples.config import VARIANTS, Variant, variant_named
-from triples.search.engine import _Search
-from triples.search.kit import kit_for
-from triples.shuffle import shuffled
-from triples.table import Move, Table
+from triples import run
+from triples.engines import search, strategies
+from triples.model import rules
+from triples.model.cards import Card
+from triples.model.shuffle import shuffled
+from triples.model.table import Move, Table
+from triples.model.variants import VARIANTS, parse_variant
 
 
 def dealt(variant: str, seed: int) -> Table:
-    v = variant_named(variant)
+    v = parse_variant(variant)
     return Table(v, shuffled(v.cards, seed))
 
 
@@ -95,7 +95,7 @@ def test_positions_with_an_empty_stock_equal_the_naive_search(variant: str) -> N
 
 def pools_to_weigh() -> Iterator[tuple[str, list[int]]]:
     for variant in sorted(VARIANTS):
-        v = variant_named(variant)
+        v = parse_variant(variant)
         yield variant, rules.histogram([v.value(c) for c in v.cards], v.max_value)
         for seed in range(1, 6):
             table = play_first_moves(dealt(variant, seed), 2 * seed)
@@ -105,7 +105,7 @@ def pools_to_weigh() -> Iterator[tuple[str, list[int]]]:
 def test_packing_weights_make_every_combination_weigh_at_least_one() -> None:
     weighed = 0
     for variant, pool in pools_to_weigh():
-        v = variant_named(variant)
+        v = parse_variant(variant)
         weights = search.packing_weights(v, pool)
         if weights is None:
             continue
@@ -168,14 +168,14 @@ def test_spec_seed1_best_is_48() -> None:
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_best_is_at_least_every_strategy(variant: str) -> None:
-    assert strategy.STRATEGIES, "no strategies registered"
+    assert strategies.STRATEGIES, "no strategies registered"
     seeds = range(1, 4) if variant == "grid100" else range(1, 21)
     short = []
     for seed in seeds:
         best = search.best_cleared(dealt(variant, seed))
-        for name, choose in strategy.STRATEGIES.items():
+        for name, choose in strategies.STRATEGIES.items():
             table = dealt(variant, seed)
-            strategy.play_out(table, choose)
+            strategies.play_out(table, choose)
             if table.cleared > best:
                 short.append((seed, name, table.cleared, best))
     assert short == []
@@ -212,8 +212,8 @@ def test_grid100_deals_are_proven_at_the_bound() -> None:
 
 
 def test_a_game_that_is_over() -> None:
-    table = Table(variant_named("classic"), [Card.parse(c) for c in SEED1])
-    strategy.play_out(table, strategy.strategy_named("high"))
+    table = Table(parse_variant("classic"), [Card.parse(c) for c in SEED1])
+    strategies.play_out(table, strategies.strategy_named("high"))
     assert not rules.has_legal_move(table)
     assert search.best_cleared(table) == table.cleared == 12
     assert search.solve(table) == (12, [])
@@ -268,7 +268,7 @@ def test_slot_line_takes_the_lowest_slots_and_follows_refills() -> None:
     # SEED1: 9D AH 4H 9H 3C 7H 2S 2D AC 7C, stock 10S 5H 8H ... The combination (4, 7, 9)
     # takes slots 0 (the first 9), 2 and 5; they refill with 10S, 5H, 8H. Then (2, 8, 10)
     # finds the 10 in slot 0, the 8 in slot 5 and the first 2 in slot 6.
-    table = Table(variant_named("classic"), [Card.parse(c) for c in SEED1])
+    table = Table(parse_variant("classic"), [Card.parse(c) for c in SEED1])
     assert search.slot_line(table, [(4, 7, 9), (2, 8, 10)]) == [Move([0, 2, 5]), Move([0, 5, 6])]
 
 
@@ -337,15 +337,24 @@ def frames_in_use() -> int:
     return depth
 
 
-def test_a_tight_recursion_limit_is_made_room_for_and_restored() -> None:
+def test_a_recursion_limit_too_tight_for_the_search_is_one_line_and_left_as_it_was() -> None:
     # Pairs seed 3 clears all 52 cards: a line 26 moves deep, one frame each, and more than
-    # the few frames left here.
+    # the few frames left here. The engines never change the process's limit: they refuse.
+    from triples import run
+
     limit = frames_in_use() + 20
     table = dealt("pairs", 3)
     expected = brute_best(table)
     with recursion_limit(limit):
-        assert search.best_cleared(table) == expected
+        with pytest.raises(search.NoRoom) as refused:
+            search.best_cleared(table)
         assert sys.getrecursionlimit() == limit
+        outputs = run([["new", "g", 3, "pairs"], ["best", "g"]])
+    assert refused.value.limit == limit and refused.value.needed > limit
+    assert outputs[1].startswith("error: this position needs a recursion limit of at least ")
+    assert outputs[1].endswith(f", and it is {limit} (raise it with sys.setrecursionlimit)")
+    with recursion_limit(limit + 200):
+        assert search.best_cleared(table) == expected
 
 
 # --- any rule set -----------------------------------------------------------------------------
@@ -355,7 +364,7 @@ def test_best_and_solve_are_exact_on_random_rule_sets() -> None:
     # A few hundred small rule sets nobody registered, against an exhaustive search written
     # here: every per-variant table the search derives must hold for them too.
     from tests.rule_sets import random_variant
-    from triples.deal import seeded
+    from triples.model.deal import seeded
 
     rng = random.Random(2026)
     kinds = set()
@@ -381,11 +390,11 @@ def test_best_and_solve_are_exact_on_random_rule_sets() -> None:
 def test_a_long_search_stops_promptly_at_the_deadline() -> None:
     from time import monotonic
 
-    from triples import deadline
-    from triples.deal import seeded
+    from triples.model.deal import seeded
+    from triples.support import deadline
 
     # grid100's fully dealt tables that miss 99 take the packing search seconds to prove.
-    grid100 = variant_named("grid100")
+    grid100 = parse_variant("grid100")
     search.best_cleared(seeded(grid100, 0))  # the variant's tables, derived outside the limit
     start = monotonic()
     with pytest.raises(deadline.TimeLimitExceeded), deadline.limited(0.05):
@@ -394,127 +403,3 @@ def test_a_long_search_stops_promptly_at_the_deadline() -> None:
             values = [v if i % 7 else 0 for i, v in enumerate(table.values)]  # a hole: no 99
             search.analyse_values(grid100, values, [], 0)
     assert monotonic() - start < 2.0
-
-
-# --- stack room under threads ----------------------------------------------------------------
-
-
-def test_overlapping_rooms_put_the_limit_back_only_after_the_last() -> None:
-    from triples.search import room
-
-    limit = frames_in_use() + 20
-    with recursion_limit(limit):
-        first = room.make_room(200)
-        raised = sys.getrecursionlimit()
-        second = room.make_room(300)
-        assert first and second and sys.getrecursionlimit() >= raised > limit
-        room.release()
-        assert sys.getrecursionlimit() > limit  # the second block still counts on it
-        room.release()
-        assert sys.getrecursionlimit() == limit
-
-
-@pytest.mark.parametrize(
-    "v",
-    [
-        variant_named("sum15"),
-        variant_named("classic"),
-        variant_named("grid"),
-        variant_named("classic").replace(slots=11, target=21),
-    ],
-    ids=["sum15", "classic", "grid", "classic-11-21"],
-)
-def test_decks_sharing_a_packing_memo_score_as_fresh_searches(v: Variant) -> None:
-    # Orders of the same cards share one memo of the phase after the stock (the fair
-    # player's sampled orders): each score must still be the fresh search's, and the bound
-    # the same over every order and never below the score.
-    rng = random.Random(v.target)
-    entries = 0
-    for seed in range(1, 6):
-        table = Table(v, shuffled(v.cards, seed))
-        for move in search.solve(table)[1]:  # along a best line, to where the stock runs low
-            if table.stock_size <= 9:
-                break
-            table.push(move)
-        base = [x for x in table.values if x]
-        cards = list(table.deck_values[table.next_card :])
-        packed: dict[int, int] = {}
-        bounds = set()
-        for _ in range(8):
-            order = list(cards)
-            rng.shuffle(order)
-            deck = search.FixedDeck(v, order, packed)
-            for combo in rules.value_combos(rules.histogram(base, v.max_value), v.per_move, v.target):
-                left = list(base)
-                for x in combo:
-                    left.remove(x)
-                refill = order[: v.per_move]
-                position = [*left, *refill]
-                fresh = search.analyse_values(v, position, order, len(refill)).best
-                bound = deck.upper_bound(position, len(refill))
-                assert deck.best_gain(position, len(refill)) == fresh <= bound
-                bounds.add((combo, bound))
-        assert len(bounds) == len({combo for combo, _ in bounds})  # one bound per candidate
-        entries += len(packed)
-    if v.deck_size == 36:  # here the searches reach the phase after the stock, and share it
-        assert entries
-
-
-def sampled_positions(v: Variant, seeds: range) -> Iterator[tuple[list[int], list[int], int]]:
-    """Positions as the fair player scores them: after the opening's first legal move, each
-    candidate's table with the refill of a random order of the unseen cards (values, the
-    order, the refill's length)."""
-    rng = random.Random(v.name)
-    for seed in seeds:
-        table = Table(v, shuffled(v.cards, seed))
-        if opening := rules.legal_moves(table):
-            table.push(opening[0])
-        base = [x for x in table.values if x]
-        order = list(table.deck_values[table.next_card :])
-        rng.shuffle(order)
-        refill = order[: v.per_move]
-        for combo in rules.value_combos(rules.histogram(base, v.max_value), v.per_move, v.target):
-            left = list(base)
-            for x in combo:
-                left.remove(x)
-            yield [*left, *refill], order, len(refill)
-
-
-@pytest.mark.parametrize("name", ["sum15", "classic"])
-def test_searches_without_lines_share_the_variants_packing_memo_and_stay_exact(name: str) -> None:
-    # A deck made without a memo of its own shares its variant's (kit.Kit.packing) with every
-    # other deck, whatever its order or length: each score is still the fresh search's, cold
-    # or warm, in either order of the positions.
-    v = variant_named(name)
-    positions = list(sampled_positions(v, range(1, 9)))
-    fresh = [search.analyse_values(v, values, order, next_card).best for values, order, next_card in positions]
-    caches.clear()
-    forward = [search.FixedDeck(v, order).best_gain(values, next_card) for values, order, next_card in positions]
-    assert forward == fresh
-    if name == "sum15":  # here the searches reach the phase after the stock
-        assert len(kit_for(v).packing.data) > 0
-    backward = [search.FixedDeck(v, order).best_gain(values, n) for values, order, n in reversed(positions)]
-    assert backward[::-1] == fresh
-    # A search that keeps lines keeps its own memo: what it finds never depends on another's.
-    caches.clear()
-    for values, order, next_card in positions[:10]:
-        search.analyse_values(v, values, order, next_card)
-    assert not kit_for(v).packing.data
-
-
-def test_the_second_dive_finds_full_clears_the_dive_misses_and_stays_exact() -> None:
-    # On sum15 the dive (high cards first) often misses a bound of every card left that
-    # another line reaches; a search without lines then tries the freest line before
-    # searching. Its scores are the fresh search's, and some are found by it alone.
-    v = variant_named("sum15")
-    by_second_dive = 0
-    for values, order, next_card in sampled_positions(v, range(1, 13)):
-        deck = search.FixedDeck(v, order)
-        best = deck.best_gain(values, next_card)
-        assert best == search.analyse_values(v, values, order, next_card).best
-        first = _Search(v, order, lines=False)
-        first.root(values, next_card, 0)
-        first.root_cap()
-        first.dive()
-        by_second_dive += deck._search.states == 0 and first.best < best
-    assert by_second_dive > 0

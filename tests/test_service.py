@@ -26,10 +26,12 @@ pytest.importorskip("fastapi", reason="the service needs the serve extra: pip in
 from fastapi.testclient import TestClient
 
 from tests.helpers import SEED1, SEED1_TABLE
-from triples import __version__, cli, run
-from triples.service import ServiceSettings, create_app, gate
-from triples.service import app as service_app
-from triples.session import OPERATIONS, Args, Operation, Session, operation
+from triples import __version__, run
+from triples.doors import cli
+from triples.doors.service import ServiceSettings, create_app, gate
+from triples.doors.service import app as service_app
+from triples.interpreter.operations import OPERATIONS, Args, Operation, operation
+from triples.interpreter.session import Session
 
 MIB = 1024 * 1024
 TIMEOUT = 30
@@ -168,17 +170,19 @@ def test_an_output_integer_of_any_size_is_written_exactly(
 ) -> None:
     # No operation answers with an integer past 64 bits today; one that did would be written
     # exactly by both doors. An operation echoing its game id stands in for it.
-    from triples.session import OPERATIONS, Args, Operation
+    from triples.interpreter.operations import OPERATIONS, Args, Operation
 
-    monkeypatch.setitem(OPERATIONS, "echo", Operation("echo", Args, lambda session, args: [args.id, -args.id], "cheap"))
+    echo = Operation("echo", Args, lambda session, args: [args.id, -args.id], "cheap")
     text = "9" * 5000
     body = f'[["echo",{text}],["echo",18446744073709551616],["echo",1]]'.encode()
     expected = f"[[{text},-{text}],[18446744073709551616,-18446744073709551616],[1,-1]]\n".encode()
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(body)))
-    assert cli.main(["run"]) == 0
-    assert capsysbinary.readouterr().out == expected
-    response = client.post("/run", content=body)
+    with OPERATIONS.replaced(echo):
+        assert cli.main(["run"]) == 0
+        assert capsysbinary.readouterr().out == expected
+        response = client.post("/run", content=body)
     assert (response.status_code, response.content) == (200, expected)
+    assert "echo" not in OPERATIONS
 
 
 QUICK_CASES = {
@@ -193,15 +197,19 @@ QUICK_CASES = {
 }
 
 
-def test_an_operation_runs_in_the_event_loop_only_when_registered_as_cheap(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_operation_runs_in_the_event_loop_only_when_registered_as_cheap() -> None:
     def handler(session: Session, args: Any) -> str:
         return "done"
 
-    for name in ("new_cheap", "new_costly"):
-        monkeypatch.setitem(OPERATIONS, name, OPERATIONS["status"])  # removed again after the test
-    operation("new_cheap", cost="cheap")(handler)
-    operation("new_costly", cost="search")(handler)
-    assert [gate.quick([[name, "g"]]) for name in ("new_cheap", "new_costly")] == [True, False]
+    with (
+        OPERATIONS.replaced(Operation("new_cheap", Args, handler, "cheap")),
+        OPERATIONS.replaced(Operation("new_costly", Args, handler, "search")),
+    ):
+        assert [gate.quick([[name, "g"]]) for name in ("new_cheap", "new_costly")] == [True, False]
+    assert "new_cheap" not in OPERATIONS and "new_costly" not in OPERATIONS
+    # The registry is sealed once the interpreter is loaded: nothing adds or redefines a name.
+    with pytest.raises(RuntimeError, match="fixed once the interpreter is loaded"):
+        operation("new_late", cost="cheap")(handler)
     # A new operation cannot leave its cost unsaid, so none reaches the event loop unjudged.
     with pytest.raises(TypeError, match="cost"):
         operation("new_undeclared")(handler)  # type: ignore[call-arg]
@@ -466,7 +474,7 @@ def test_serve_help_has_an_example(capsys: pytest.CaptureFixture[str], monkeypat
 def test_serve_without_the_extra_says_how_to_install_it(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delitem(sys.modules, "triples.service.server", raising=False)
+    monkeypatch.delitem(sys.modules, "triples.doors.service.server", raising=False)
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if not installed
     assert cli.main(["serve"]) == 2
     assert capsys.readouterr() == (
@@ -478,8 +486,8 @@ def test_serve_without_the_extra_says_how_to_install_it(
 def test_triples_run_does_not_import_the_web_stack(tmp_path: Path) -> None:
     (tmp_path / "ops.json").write_bytes(b'[["new","g",1]]')
     probe = (
-        "import sys\nfrom triples.cli import main\nmain(['run', 'ops.json'])\n"
-        "print(sorted(m for m in ('fastapi', 'starlette', 'uvicorn', 'triples.service') if m in sys.modules))"
+        "import sys\nfrom triples.doors.cli import main\nmain(['run', 'ops.json'])\n"
+        "print(sorted(m for m in ('fastapi', 'starlette', 'uvicorn', 'triples.doors.service') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, timeout=TIMEOUT, cwd=tmp_path)
     assert done.stdout.decode().splitlines()[-1] == "[]"

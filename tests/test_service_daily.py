@@ -1,4 +1,4 @@
-"""``GET /daily/{date}`` and ``/daily/today`` (triples/service/daily.py): the day's deal from the
+"""``GET /daily/{date}`` and ``/daily/today`` (triples/doors/service/daily.py): the day's deal from the
 calendar in the store, with its table as ``new`` deals it; 404 for a date without a deal, 400
 for a path that is no date, how to enable the paths without ``--db``; and through a real
 ``triples serve --db`` process."""
@@ -25,9 +25,10 @@ pytest.importorskip("fastapi", reason="the service needs the serve extra: pip in
 from fastapi.testclient import TestClient
 
 from tests.helpers import SEED1_TABLE
-from triples import cli, run
-from triples.service import ServiceSettings, create_app
-from triples.service.daily import NOT_ENABLED
+from triples import run
+from triples.doors import cli
+from triples.doors.service import ServiceSettings, create_app
+from triples.doors.service.daily import NOT_ENABLED
 from triples.store import Deal, open_store
 
 TIMEOUT = 30

@@ -8,17 +8,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from tests.helpers import SEED1, SEED1_TABLE
-from triples.session import (
-    OPERATIONS,
-    NewArgs,
-    NoArgs,
-    Operation,
-    OperationError,
-    PlayArgs,
-    QuartetsArgs,
-    Session,
-    exact_test,
-)
+from triples.interpreter.operations import OPERATIONS, Operation, OperationError, exact_test
+from triples.interpreter.session import NewArgs, NoArgs, PlayArgs, QuartetsArgs, Session
 
 USAGE = {
     "new": 'error: usage: ["new", id, seed_or_deck, variant?]',
@@ -312,7 +303,7 @@ def test_rejected_value_deck_keeps_the_game_that_was_there(deck: list[Any], vari
 
 
 def test_variants_gives_every_registered_variants_rules() -> None:
-    from triples.config import VARIANTS
+    from triples.model.variants import VARIANTS
 
     listed = apply_all([["variants"]])[0]
     assert [v["name"] for v in listed] == list(VARIANTS)

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from triples import difficulty, fair, search
-from triples.config import variant_named
-from triples.session import Session
-from triples.shuffle import shuffled
-from triples.strategy import strategy_named
-from triples.table import Move, Table
+from triples.engines import difficulty, fair, search
+from triples.engines.strategies import strategy_named
+from triples.interpreter.session import Session
+from triples.model.shuffle import shuffled
+from triples.model.table import Move, Table
+from triples.model.variants import parse_variant
 
 
 def apply_all(ops: list[Any]) -> list[Any]:
@@ -21,7 +21,7 @@ def apply_all(ops: list[Any]) -> list[Any]:
 
 
 def deal_of(variant: str, seed: int) -> Table:
-    rules = variant_named(variant)
+    rules = parse_variant(variant)
     return Table(rules, shuffled(rules.cards, seed))
 
 

@@ -4,8 +4,8 @@ from itertools import islice
 
 import pytest
 
-from triples.config import variant_named
-from triples.shuffle import lcg_draws, shuffled
+from triples.model.shuffle import lcg_draws, shuffled
+from triples.model.variants import parse_variant
 
 
 @pytest.mark.parametrize(
@@ -36,7 +36,7 @@ def test_lcg_draws_are_the_high_half_of_the_state() -> None:
     ],
 )
 def test_spec_vectors(variant: str, seed: int, table: str, stock_top: str) -> None:
-    rules = variant_named(variant)
+    rules = parse_variant(variant)
     deck = [card.code for card in shuffled(rules.cards, seed)]
     assert deck[: rules.slots] == table.split()
     assert deck[rules.slots : rules.slots + 3] == stock_top.split()
@@ -52,12 +52,12 @@ def test_spec_vectors(variant: str, seed: int, table: str, stock_top: str) -> No
     ],
 )
 def test_seeds_deal_modulo_2_to_the_32(seed: int, same_as: int) -> None:
-    cards = variant_named("classic").cards
+    cards = parse_variant("classic").cards
     assert shuffled(cards, seed) == shuffled(cards, same_as)
 
 
 def test_spec_vector_seed_minus_1_starts_with_the_spec_cards() -> None:
-    deck = [card.code for card in shuffled(variant_named("classic").cards, -1)]
+    deck = [card.code for card in shuffled(parse_variant("classic").cards, -1)]
     assert deck[:5] == ["7H", "4S", "AS", "JC", "4D"]
 
 
@@ -74,11 +74,11 @@ def test_shuffled_ten_items_by_hand() -> None:
 
 
 def test_factory_orders() -> None:
-    assert [c.code for c in variant_named("classic").cards[:14]] == [
+    assert [c.code for c in parse_variant("classic").cards[:14]] == [
         "AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS", "AH",
     ]  # fmt: skip
-    assert [c.code for c in variant_named("sum15").cards[8:11]] == ["9S", "1H", "2H"]
-    assert variant_named("classic").cards[-1].code == "KC"
+    assert [c.code for c in parse_variant("sum15").cards[8:11]] == ["9S", "1H", "2H"]
+    assert parse_variant("classic").cards[-1].code == "KC"
 
 
 def test_shuffled_leaves_input_alone_and_keeps_every_item() -> None:

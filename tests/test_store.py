@@ -1,4 +1,4 @@
-"""The ratings store (triples/store.py) and ``--db`` on rate and pick (triples/rate/stored.py):
+"""The ratings store (triples/store.py) and ``--db`` on rate and pick (triples/doors/rating/store_backed.py):
 the schema made on first use, rows kept under their exact provenance, seeds past 2**63, stored
 seeds looked up rather than rated, files that cannot be a store refused in one line, and one
 store shared at once by a writing ``rate`` and reading ``pick`` and ``calendar`` processes."""
@@ -15,12 +15,13 @@ from typing import IO, Any
 import orjson
 import pytest
 
-from triples import __version__, cli
-from triples.options import MAX_SEED
-from triples.rate import rows as rate_rows
-from triples.rate.columns import DIFFICULTY_COLUMNS
-from triples.rate.rows import RateOptions, rate_batch, row_values
-from triples.rate.stored import provenance_of
+from triples import __version__
+from triples.doors import cli
+from triples.doors.kit.options import MAX_SEED
+from triples.doors.rating import rows as rate_rows
+from triples.doors.rating.columns import DIFFICULTY_COLUMNS
+from triples.doors.rating.rows import RateOptions, rate_batch, row_values
+from triples.doors.rating.store_backed import provenance_of
 from triples.store import SCHEMA_VERSION, Deal, Provenance, StoreError, open_store
 
 CLASSIC = Provenance("classic", "high", "none", "0.1.0")

@@ -12,11 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests import helpers
-from triples import rules, run, strategy
-from triples.cards import Card
-from triples.config import VARIANTS, variant_named
-from triples.shuffle import shuffled
-from triples.table import Move, Table
+from triples import run
+from triples.engines import strategies
+from triples.model import rules
+from triples.model.cards import Card
+from triples.model.shuffle import shuffled
+from triples.model.table import Move, Table
+from triples.model.variants import VARIANTS, parse_variant
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 STRATEGY_NAMES = ["first", "high", "lookahead"]
@@ -27,12 +29,12 @@ SlotMove = tuple[int, ...]
 
 
 def dealt(variant: str, seed: int) -> Table:
-    v = variant_named(variant)
+    v = parse_variant(variant)
     return Table(v, shuffled(v.cards, seed))
 
 
 def seed1_table() -> Table:
-    return Table(variant_named("classic"), [Card.parse(c) for c in SEED1])
+    return Table(parse_variant("classic"), [Card.parse(c) for c in SEED1])
 
 
 # --- the brute-force references: every slot combination, sorted by the strategy's rule ----
@@ -150,10 +152,10 @@ def test_slot_count_inclusion_exclusion_equals_literal_count(variant: str) -> No
 @pytest.mark.parametrize("name", STRATEGY_NAMES)
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_strategy_plays_the_reference_game(variant: str, name: str) -> None:
-    choose = strategy.strategy_named(name)
+    choose = strategies.strategy_named(name)
     for seed in seeds_for(variant):
         table = dealt(variant, seed)
-        played = strategy.play_out(table, choose)
+        played = strategies.play_out(table, choose)
         assert played == reference_game(dealt(variant, seed), name), (variant, name, seed)
         assert table.history() == played
         assert not rules.has_legal_move(table)
@@ -168,10 +170,10 @@ def test_lookahead_ties_are_exercised() -> None:
         table = dealt("grid", seed)
         while moves := slot_moves(table):
             counts = rules.histogram(table.values, table.variant.max_value)
-            scored = strategy.combo_scores(strategy.combos_for(table.variant), counts)
+            scored = strategies.combo_scores(strategies.combos_for(table.variant), counts)
             top = max(score for _, score in scored)
             tied = [combo for combo, score in scored if score == top]
-            chosen = strategy.lookahead(table)
+            chosen = strategies.lookahead(table)
             assert chosen is not None
             smallest_tied_slots = min(m for m in moves if tuple(move_values(table, m)) in tied)
             decided_by_values += len(tied) > 1 and chosen != smallest_tied_slots
@@ -182,8 +184,8 @@ def test_lookahead_ties_are_exercised() -> None:
 @pytest.mark.parametrize("name", STRATEGY_NAMES)
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_strategies_do_not_look_at_the_stock(variant: str, name: str) -> None:
-    choose = strategy.strategy_named(name)
-    slots = variant_named(variant).slots
+    choose = strategies.strategy_named(name)
+    slots = parse_variant(variant).slots
     for seed in range(1, 21):
         table = dealt(variant, seed)
         reversed_stock = Table(table.variant, [*table.deck[:slots], *table.deck[: slots - 1 : -1]])
@@ -199,12 +201,12 @@ def test_seed1_scores_by_hand() -> None:
     # 4+7+9 leaves 1 9 3 2 2 1 7 (9 needs 11 from two others: 7+4, gone): no move either way.
     table = seed1_table()
     counts = rules.histogram(table.values, 10)
-    combos = strategy.combos_for(table.variant)
-    assert strategy.triple_scores(combos, counts) == [((2, 9, 9), 0), ((4, 7, 9), 0)]
+    combos = strategies.combos_for(table.variant)
+    assert strategies.triple_scores(combos, counts) == [((2, 9, 9), 0), ((4, 7, 9), 0)]
     # The tie goes to the smaller value list [2, 9, 9], though [0, 2, 5] is the smaller slot list.
-    assert strategy.lookahead(table) == Move([0, 3, 6])
-    assert strategy.high_cards_first(table) == Move([0, 3, 6])  # [9, 9, 2] beats [9, 7, 4]
-    assert strategy.first_found(table) == Move([0, 2, 5])
+    assert strategies.lookahead(table) == Move([0, 3, 6])
+    assert strategies.high_cards_first(table) == Move([0, 3, 6])  # [9, 9, 2] beats [9, 7, 4]
+    assert strategies.first_found(table) == Move([0, 2, 5])
 
 
 def test_first_is_the_first_in_slot_order_not_in_value_order() -> None:
@@ -213,7 +215,7 @@ def test_first_is_the_first_in_slot_order_not_in_value_order() -> None:
     table = seed1_table()
     table.push(Move([0, 2, 5]))
     assert table.values == [10, 1, 5, 9, 3, 8, 2, 2, 1, 7]
-    assert strategy.first_found(table) == Move([0, 1, 3])
+    assert strategies.first_found(table) == Move([0, 1, 3])
 
 
 @pytest.mark.parametrize(
@@ -228,7 +230,7 @@ def test_first_is_the_first_in_slot_order_not_in_value_order() -> None:
 def test_first_on_sparse_tables(values: list[int], move: Move | None) -> None:
     table = seed1_table()
     table.values[:] = values  # the strategies read only the values
-    assert strategy.first_found(table) == move
+    assert strategies.first_found(table) == move
 
 
 # --- the counting: the k = 3 fast path, the general path and brute force agree --------------
@@ -240,7 +242,7 @@ def positions_along_games(variant: str, seeds: range) -> Iterator[Table]:
     for seed in seeds:
         for name in ("lookahead", "first"):
             table = dealt(variant, seed)
-            choose = strategy.strategy_named(name)
+            choose = strategies.strategy_named(name)
             while True:
                 yield table
                 move = choose(table)
@@ -251,47 +253,47 @@ def positions_along_games(variant: str, seeds: range) -> Iterator[Table]:
 
 @pytest.mark.parametrize("variant", TRIPLE_VARIANTS)
 def test_fast_scores_equal_general_scores_along_games(variant: str) -> None:
-    combos = strategy.combos_for(variant_named(variant))
+    combos = strategies.combos_for(parse_variant(variant))
     seeds = range(1, 4) if variant == "grid100" else range(1, 41)
     for table in positions_along_games(variant, seeds):
         counts = rules.histogram(table.values, table.variant.max_value)
-        assert strategy.triple_scores(combos, counts) == strategy.combo_scores(combos, counts)
+        assert strategies.triple_scores(combos, counts) == strategies.combo_scores(combos, counts)
 
 
 @pytest.mark.parametrize("variant", TRIPLE_VARIANTS)
 @given(data=st.data())
 def test_fast_scores_equal_general_scores_on_any_table(variant: str, data: st.DataObject) -> None:
-    v = variant_named(variant)
+    v = parse_variant(variant)
     cards = data.draw(st.permutations(range(v.deck_size)))
     size = data.draw(st.integers(0, v.slots))
     counts = rules.histogram([v.value(v.cards[i]) for i in cards[:size]], v.max_value)
-    combos = strategy.combos_for(v)
-    assert strategy.triple_scores(combos, counts) == strategy.combo_scores(combos, counts)
+    combos = strategies.combos_for(v)
+    assert strategies.triple_scores(combos, counts) == strategies.combo_scores(combos, counts)
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_count_moves_equals_brute_force(variant: str) -> None:
-    combos = strategy.combos_for(variant_named(variant))
+    combos = strategies.combos_for(parse_variant(variant))
     seeds = range(1, 3) if variant == "grid100" else range(1, 21)
     for table in positions_along_games(variant, seeds):
         counts = rules.histogram(table.values, table.variant.max_value)
-        assert strategy.count_moves(combos, counts) == len(slot_moves(table))
+        assert strategies.count_moves(combos, counts) == len(slot_moves(table))
 
 
 @pytest.mark.parametrize("variant", TRIPLE_VARIANTS)
 def test_fast_and_general_lookahead_play_the_same_games(variant: str) -> None:
     def general(table: Table) -> Move | None:
-        return strategy.lookahead_move(table, fast=False)
+        return strategies.lookahead_move(table, fast=False)
 
     for seed in range(1, 6) if variant == "grid100" else range(1, 51):
-        fast_game = strategy.play_out(dealt(variant, seed), strategy.lookahead)
-        assert fast_game == strategy.play_out(dealt(variant, seed), general), (variant, seed)
+        fast_game = strategies.play_out(dealt(variant, seed), strategies.lookahead)
+        assert fast_game == strategies.play_out(dealt(variant, seed), general), (variant, seed)
 
 
 def test_counting_tables_are_built_once_per_variant() -> None:
-    grid = variant_named("grid")
-    assert strategy.combos_for(grid) is strategy.combos_for(grid)
-    assert strategy.combos_for(grid).combos == tuple(rules.value_combos([3] * 10, 3, 15))
+    grid = parse_variant("grid")
+    assert strategies.combos_for(grid) is strategies.combos_for(grid)
+    assert strategies.combos_for(grid).combos == tuple(rules.value_combos([3] * 10, 3, 15))
 
 
 # --- autoplay through the operations -------------------------------------------------------
@@ -299,9 +301,9 @@ def test_counting_tables_are_built_once_per_variant() -> None:
 
 def test_registry() -> None:
     # fair is tested in tests/test_fair.py: it has no slot-space reference game here.
-    assert sorted(strategy.STRATEGIES) == sorted([*STRATEGY_NAMES, "fair"])
-    assert strategy.strategy_named("high") is strategy.high_cards_first
-    assert strategy.strategy_named("fair") is strategy.fair_player
+    assert sorted(strategies.STRATEGIES) == sorted([*STRATEGY_NAMES, "fair"])
+    assert strategies.strategy_named("high") is strategies.high_cards_first
+    assert strategies.strategy_named("fair") is strategies.fair_player
 
 
 def test_unknown_strategy_changes_nothing() -> None:
@@ -332,7 +334,7 @@ def test_autoplay_from_mid_game_then_undo_everything(variant: str, name: str) ->
         table.push(move)
         opening.append(list(move))
     before = table.snapshot()
-    expected = [list(m) for m in strategy.play_out(table, strategy.strategy_named(name))]
+    expected = [list(m) for m in strategies.play_out(table, strategies.strategy_named(name))]
     assert expected
 
     ops: list[Any] = [["new", "g", 11, variant]]
@@ -403,7 +405,7 @@ def test_every_variant_and_strategy_has_an_autoplay_fixture() -> None:
 def test_autoplay_fixture_moves_are_the_reference_moves(fixture: dict[str, Any]) -> None:
     """The recorded outputs came from the engine; check their autoplay moves independently."""
     new = fixture["operations"][0]
-    variant = variant_named(new[3] if len(new) > 3 else "classic")
+    variant = parse_variant(new[3] if len(new) > 3 else "classic")
     deck = shuffled(variant.cards, new[2]) if isinstance(new[2], int) else [Card.parse(c) for c in new[2]]
     op, output = next(
         (op, out) for op, out in zip(fixture["operations"], fixture["outputs"], strict=True) if op[0] == "autoplay"
@@ -419,8 +421,8 @@ def test_every_strategy_plays_legal_moves_on_random_rule_sets() -> None:
     import random
 
     from tests.rule_sets import random_variant
-    from triples import search
-    from triples.deal import seeded
+    from triples.engines import search
+    from triples.model.deal import seeded
 
     rng = random.Random(22)
     for _ in range(40):
@@ -429,12 +431,12 @@ def test_every_strategy_plays_legal_moves_on_random_rule_sets() -> None:
         best = search.best_cleared(Table(variant, deck))
         for name in ("high", "first", "lookahead", "fair"):
             table = Table(variant, deck)
-            choose = strategy.strategy_named(name)
+            choose = strategies.strategy_named(name)
             while (move := choose(table)) is not None:
                 table.push(rules.check_move(table, list(move)))
             assert not rules.has_legal_move(table) and table.cleared <= best, (variant, name)
         high = Table(variant, deck)
-        strategy.play_out(high, strategy.high_cards_first)
+        strategies.play_out(high, strategies.high_cards_first)
         assert high.history() == reference_high_line(Table(variant, deck)), variant
 
 

@@ -3,12 +3,12 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import SEED1
-from triples.cards import Card
-from triples.config import variant_named
-from triples.shuffle import shuffled
-from triples.table import Move, Table
+from triples.model.cards import Card
+from triples.model.shuffle import shuffled
+from triples.model.table import Move, Table
+from triples.model.variants import parse_variant
 
-CLASSIC = variant_named("classic")
+CLASSIC = parse_variant("classic")
 
 
 def seed1_table() -> Table:
@@ -46,7 +46,7 @@ def test_pop_restores_exactly() -> None:
 
 
 def test_stock_running_out_leaves_slots_empty_and_undo_refills_them() -> None:
-    grid = variant_named("grid")
+    grid = parse_variant("grid")
     table = Table(grid, shuffled(grid.cards, 5))
     table.next_card = len(table.deck) - 2  # only two stock cards left
     stock_top = [c.code for c in table.stock]
@@ -67,7 +67,7 @@ def test_deck_of_wrong_size_is_refused() -> None:
 
 
 def test_grid100_deals_every_card() -> None:
-    grid100 = variant_named("grid100")
+    grid100 = parse_variant("grid100")
     table = Table(grid100, shuffled(grid100.cards, 7))
     assert table.stock_size == 0
     assert None not in table.cards

@@ -12,12 +12,11 @@ import orjson
 import pytest
 
 from tests.reference import lcg_shuffle
-from triples import cli
 from triples.api import run
-from triples.config import VARIANTS, UnknownVariant, variant_named
-from triples.session import Session
-from triples.variant_option import variant_of_option, variant_option
-from triples.variants import BadVariant, canonical_name, fields_of, variant_from
+from triples.doors import cli
+from triples.doors.kit.variant_option import variant_of_option, variant_option
+from triples.interpreter.session import Session
+from triples.model.variants import VARIANTS, BadVariant, UnknownVariant, canonical_name, fields_of, parse_variant
 
 STANDARD_RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 TWO_SUITS = [rank + suit for suit in "SH" for rank in STANDARD_RANKS]
@@ -116,7 +115,7 @@ def test_a_two_suit_deck_deals_its_26_cards_in_factory_order_shuffled(seed: int)
     assert table == TWO_SUIT_DECKS[seed][:10]
     assert [card.code for card in session.games["g"].stock] == TWO_SUIT_DECKS[seed][10:]
     assert session.apply(["status", "g"])["stock"] == 16
-    assert [card.code for card in variant_from({"suits": 2}).cards] == TWO_SUITS
+    assert [card.code for card in parse_variant({"suits": 2}).cards] == TWO_SUITS
 
 
 @pytest.mark.parametrize("seed", [0, 7])
@@ -158,33 +157,33 @@ NAMES = [
 @pytest.mark.parametrize(("spec", "name"), NAMES, ids=[name for _, name in NAMES])
 def test_canonical_names(spec: object, name: str) -> None:
     assert canonical_name(spec) == name
-    variant = variant_from(spec)
+    variant = parse_variant(spec)
     # The name stands for the same rules and the same object, wherever it is read back.
-    assert variant_from(name) is variant
-    assert variant_named(name) is variant
+    assert parse_variant(name) is variant
+    assert parse_variant(name) is variant
 
 
 @pytest.mark.parametrize(("spec", "name"), NAMES, ids=[name for _, name in NAMES])
 def test_the_object_form_of_a_variant_gives_it_back(spec: object, name: str) -> None:
-    variant = variant_from(spec)
+    variant = parse_variant(spec)
     given = fields_of(variant)
     assert orjson.loads(orjson.dumps(given)) == given  # JSON values, court as a list
-    assert variant_from(given) is variant
+    assert parse_variant(given) is variant
     assert set(given) == {"base"} or variant.name != given["base"]
 
 
 def test_an_object_that_changes_nothing_is_the_registered_variant_itself() -> None:
     for name, registered in VARIANTS.items():
-        assert variant_from({"base": name}) is registered
-        assert variant_from({"base": name, "slots": registered.slots, "target": registered.target}) is registered
+        assert parse_variant({"base": name}) is registered
+        assert parse_variant({"base": name, "slots": registered.slots, "target": registered.target}) is registered
 
 
 def test_custom_rules_take_effect() -> None:
-    variant = variant_from({"base": "sum15", "deck": "standard", "court": [11, 12, 13], "suits": 3, "per_move": 2})
+    variant = parse_variant({"base": "sum15", "deck": "standard", "court": [11, 12, 13], "suits": 3, "per_move": 2})
     assert (variant.slots, variant.per_move, variant.target, variant.deck_size, variant.max_value) == (9, 2, 15, 39, 13)
     assert variant.value(variant.by_code["QD"]) == 12
     assert variant.card("AC") is None
-    numeric = variant_from({"deck": "numeric", "top_rank": 20, "suits": 3})
+    numeric = parse_variant({"deck": "numeric", "top_rank": 20, "suits": 3})
     assert (numeric.slots, numeric.per_move, numeric.target, numeric.deck_size, numeric.max_value) == (
         10,
         3,
@@ -192,8 +191,8 @@ def test_custom_rules_take_effect() -> None:
         60,
         20,
     )
-    assert variant_from({"base": "grid100", "deck": "standard"}).court == (10, 10, 10)
-    assert variant_from({"base": "classic", "deck": "numeric"}).top_rank == 9
+    assert parse_variant({"base": "grid100", "deck": "standard"}).court == (10, 10, 10)
+    assert parse_variant({"base": "classic", "deck": "numeric"}).top_rank == 9
 
 
 def operations(name: str, spec: object, seed: int) -> list[Any]:
@@ -314,7 +313,7 @@ def test_every_refusal_is_one_line_and_keeps_the_game_that_was_there(spec: objec
     assert session.apply(["new", "other", 5, spec]) == output
     assert session.apply(["table", "other"]) == "error: unknown game"
     with pytest.raises(UnknownVariant if message.startswith("unknown") else BadVariant):
-        variant_from(spec)
+        parse_variant(spec)
 
 
 @pytest.mark.parametrize("spec", [5, True, None, [], ["classic"]])
@@ -372,7 +371,7 @@ def test_the_option_takes_a_name_inline_json_or_a_file(tmp_path: Path) -> None:
     rules.write_text('{"base": "classic", "target": 21, "slots": 11}\n')
     named = tmp_path / "named.json"
     named.write_text('"sum15"')
-    wanted = variant_from({"target": 21, "slots": 11})
+    wanted = parse_variant({"target": 21, "slots": 11})
     assert variant_of_option('{"target": 21, "slots": 11}') is wanted
     assert variant_of_option(f"@{rules}") is wanted
     assert variant_of_option("classic(slots=11,target=21)") is wanted

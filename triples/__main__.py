@@ -3,7 +3,7 @@ stop signal that comes while it is still loading ends it quietly.
 
 Loading the command line (argparse, the interpreter, the engines) takes about a hundred milliseconds,
 longer on a busy machine. A Ctrl-C then would end in a KeyboardInterrupt traceback from
-somewhere inside an import; instead, while ``triples.cli`` loads, SIGINT, SIGTERM and SIGHUP end
+somewhere inside an import; instead, while ``triples.doors.cli`` loads, SIGINT, SIGTERM and SIGHUP end
 the process at once with 128 + the signal's number (130, 143, 129), the status the command
 gives for them once it runs. Nothing has been read or written yet, so nothing is lost. A signal
 ignored at the start (``nohup``, a background job's Ctrl-C) stays ignored. Only the moments
@@ -54,7 +54,7 @@ def main() -> int:
     it started with (the command installs its own where it has work to save)."""
     previous = signals_exit_quietly()
     try:
-        from triples.cli import main as command_line
+        from triples.doors.cli import main as command_line
     finally:
         put_back(previous)
     return command_line()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from triples import deadline
-from triples.session import Session
+from triples.interpreter.session import Session
+from triples.support import deadline
 
 
 class OperationTimedOut(deadline.TimeLimitExceeded):

@@ -10,11 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from triples import rules, strategy
-from triples.config import Variant, variant_named
-from triples.deal import MIXED_DECK, deal
-from triples.errors import TriplesError
-from triples.table import Table
+from triples.engines import strategies
+from triples.model import rules
+from triples.model.deal import MIXED_DECK, deal
+from triples.model.table import Table
+from triples.model.variant import Variant
+from triples.model.variants import parse_variant
+from triples.support.errors import TriplesError
 
 # ----------------------------------------------------------------- shared: decks as the texts give them
 
@@ -52,12 +54,12 @@ class SumFifteenSolver:
     values for a numeric deck``.
     """
 
-    variant: ClassVar[Variant] = variant_named("sum15")
+    variant: ClassVar[Variant] = parse_variant("sum15")
 
     def can_win_optimal(self, deck: Sequence[int] | Sequence[str]) -> bool:
         """Whether any line of play clears all 36 cards: exact, by ``search.best_cleared``
         (depth-first branch and bound over value histograms, memoised; see docs/search.md)."""
-        from triples import search  # the search is only loaded when someone asks for it
+        from triples.engines import search  # the search is only loaded when someone asks for it
 
         table = deal_deck(self.variant, deck)
         return search.best_cleared(table) == self.variant.deck_size
@@ -74,7 +76,7 @@ class SumFifteenSolver:
         method by definition does not.
         """
         table = deal_deck(self.variant, deck)
-        strategy.play_out(table, strategy.strategy_named(GREEDY_STRATEGY))
+        strategies.play_out(table, strategies.strategy_named(GREEDY_STRATEGY))
         return table.cleared == self.variant.deck_size
 
 
@@ -122,7 +124,7 @@ class CardGame:
         name = GRID_VARIANTS.get((grid_rows, grid_cols))
         if name is None:
             raise ValueError(f"no {grid_rows}x{grid_cols} game: the grids are 3x4 and 10x10")
-        variant = variant_named(name)
+        variant = parse_variant(name)
         self.grid_rows = grid_rows
         self.grid_cols = grid_cols
         if deck is not None:
@@ -183,7 +185,7 @@ class Solver:
         self.game = game
 
     def find_triple(self) -> list[int] | None:
-        move = strategy.strategy_named("first")(self.game.table)
+        move = strategies.strategy_named("first")(self.game.table)
         return None if move is None else list(move)
 
     def find_all_triples(self) -> list[list[int]]:
@@ -197,7 +199,7 @@ class Solver:
         return self._play_out("lookahead")
 
     def _play_out(self, strategy_name: str) -> int:
-        strategy.play_out(self.game.table, strategy.strategy_named(strategy_name))
+        strategies.play_out(self.game.table, strategies.strategy_named(strategy_name))
         return self.game.get_turns_played()
 
 
@@ -215,11 +217,11 @@ class Uniscraper:
     """
 
     def bestRun(self, config: str) -> list[int]:
-        from triples import pyramid
+        from triples.games import uniscraper
 
         if not isinstance(config, str):
             raise TypeError('config must be a string: usage: ["bestrun", config]')
         try:
-            return pyramid.best_run(config)
-        except pyramid.ConfigError as exc:
+            return uniscraper.best_run(config)
+        except uniscraper.ConfigError as exc:
             raise ValueError(str(exc)) from exc

@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from triples.errors import TriplesError
+from triples.support.errors import TriplesError
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x54524950  # "TRIP": marks a SQLite file as a triples store

@@ -1,0 +1,361 @@
+"""``triples calendar``: one deal a day, by a pattern of difficulty bands, kept in the store.
+
+Each date of the span gets its band from the pattern (seven bands: by weekday, Monday first;
+any other number: in turn from the start date), then the lowest seed of the range whose deal
+is of that band (and clears at least ``--min-best``) that the variant's calendar does not use
+yet. Seeds are rated as ``pick`` rates them (the ``high`` strategy with fair, p_random and
+band), in seed order and only as far as needed; rows the store holds are looked up.
+
+The calendar lives in the store (``--db``): a date once set is never changed, so running the
+command again, or for a span that overlaps, only fills the dates still empty. Dates are filled
+in order and filling stops at the first date whose band the range has run out of, so a
+calendar never has a hole before a published day. Without ``--db`` the calendar is worked out
+in a store in memory and nothing is kept.
+
+Exit status 0 when every date has a deal; 1 when the range ran out of deals of a band (the
+dates filled so far are kept and printed); 2 for bad input; 130 when interrupted (the dates
+filled by then are kept and printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import re
+import sys
+from collections import Counter
+from collections.abc import Generator
+from contextlib import closing, suppress
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+import orjson
+
+from triples.doors.kit import options
+from triples.doors.kit.exits import EXIT_OK, CommandError
+from triples.doors.kit.variant_option import variant_help, variant_of_option
+from triples.doors.rating import command, store_backed
+from triples.doors.rating.columns import BAND, DIFFICULTY_COLUMNS, FAIR, P_RANDOM
+from triples.doors.rating.command import Request, executor_for
+from triples.doors.rating.errors import BadInput
+from triples.doors.rating.executors import batches
+from triples.doors.rating.interrupts import Stop, StopSignals
+from triples.doors.rating.pick import PICK_BATCH, STRATEGY, check_band_possible
+from triples.doors.rating.rows import RateOptions, Row
+from triples.engines.difficulty import BANDS
+from triples.model.variant import Variant
+from triples.model.variants import DEFAULT_VARIANT
+from triples.store import Deal, Store
+from triples.support.errors import TriplesError
+
+# Shown by ``triples calendar --help`` (the command line finds them here by the module's name).
+DESCRIPTION = """\
+Give each date from --start a deal: the date's band comes from --pattern (seven bands are
+Monday to Sunday; any other number repeats from the start date), and its deal is the lowest
+seed of --seeds of that band that the variant's calendar does not use yet. The calendar is
+kept in the --db store: dates already set never change, so running again only fills new ones."""
+EXAMPLE = """\
+exit status: 0 every date has a deal, 1 the range ran out of a band (the dates filled
+so far are kept), 2 bad input
+
+examples:
+  triples calendar --start 2026-01-05 --days 14 --pattern easy,easy,medium,easy,medium,easy,hard
+  triples calendar --variant sum15 --db season.db --start 2026-01-05 --days 91 \\
+      --pattern easy,easy,medium,easy,medium,medium,hard --seeds 1-5000 --format csv"""
+
+PROG = "triples calendar"
+DEFAULT_SEEDS = "1-10000"
+EXIT_RAN_OUT = 1
+FORMATS = ("table", "jsonl", "csv")
+ROW_COLUMNS = ("date", "variant", "seed", "band", "best", "fair", "p_random")
+IN_MEMORY = ":memory:"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``triples calendar``; values are checked by ``main`` (one line, exit 2)."""
+    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=variant_help(DEFAULT_VARIANT))
+    parser.add_argument("--start", metavar="YYYY-MM-DD", required=True, help="the first date (required)")
+    parser.add_argument(
+        "--days", metavar="N", type=options.positive_int, required=True, help="how many dates from --start (required)"
+    )
+    parser.add_argument(
+        "--pattern",
+        metavar="BANDS",
+        required=True,
+        help="comma list of easy, medium, hard: seven are Monday to Sunday; any other number "
+        "repeats from the start date (required)",
+    )
+    parser.add_argument(
+        "--seeds",
+        metavar="A-B",
+        type=options.seed_range,
+        default=DEFAULT_SEEDS,
+        help=f"seeds to draw from, lowest first (default {DEFAULT_SEEDS})",
+    )
+    parser.add_argument(
+        "--min-best",
+        metavar="K",
+        type=options.non_negative_int,
+        help="only deals where best play clears at least K cards",
+    )
+    parser.add_argument(
+        "--db", metavar="FILE", help="the store that keeps the calendar and the ratings (without it nothing is kept)"
+    )
+    parser.add_argument("--format", default="table", choices=FORMATS, help="row format (default table)")
+    parser.add_argument(
+        "--jobs", metavar="N", type=options.jobs, help="worker processes for rating (default: the core count)"
+    )
+    command.one_line_errors(parser, PROG)
+
+
+@dataclass(frozen=True)
+class Plan:
+    variant: Variant
+    spec: Any  # the variant as `new` takes it
+    dates: list[date]
+    pattern: tuple[str, ...]
+    first: int
+    last: int
+    min_best: int
+    jobs: int
+    format: str
+    db: str | None
+
+    def band_of(self, day: date) -> str:
+        if len(self.pattern) == 7:
+            return self.pattern[day.weekday()]
+        return self.pattern[(day - self.dates[0]).days % len(self.pattern)]
+
+    def accepts(self, row: Row) -> bool:
+        return row.best >= self.min_best
+
+
+def parse_date(text: str) -> date:
+    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
+        raise BadInput(f"--start {text}: expected a date YYYY-MM-DD")
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise BadInput(f"--start {text}: no such date") from None
+
+
+def parse_pattern(text: str) -> tuple[str, ...]:
+    bands = tuple(part.strip() for part in text.split(","))
+    wrong = [band for band in bands if band not in BANDS]
+    if wrong:
+        raise BadInput(f"--pattern {text}: '{wrong[0]}' is not a band (expected {', '.join(BANDS)})")
+    return bands
+
+
+def parse_plan(args: argparse.Namespace) -> Plan:
+    try:
+        variant = variant_of_option(args.variant)
+    except TriplesError as exc:
+        raise BadInput(str(exc)) from None
+    start = parse_date(args.start)
+    days: int = args.days
+    try:
+        dates = [start + timedelta(days=offset) for offset in range(days)]
+    except OverflowError:
+        raise BadInput(f"--days {days}: the span ends past the year 9999") from None
+    pattern = parse_pattern(args.pattern)
+    for band in sorted(set(pattern), key=BANDS.index):
+        check_band_possible(variant, band)
+    seeds: options.SeedRange = args.seeds
+    min_best: int = 0 if args.min_best is None else args.min_best
+    if min_best > variant.deck_size:
+        raise BadInput(f"--min-best {min_best}: {variant.name} has only {variant.deck_size} cards")
+    jobs = options.core_count() if args.jobs is None else args.jobs
+    # `new` takes the canonical name as the variant, rules of one's own included
+    return Plan(variant, variant.name, dates, pattern, seeds.first, seeds.last, min_best, jobs, args.format, args.db)
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        plan = parse_plan(args)
+        with store_backed.opened(plan.db or IN_MEMORY) as store, StopSignals() as signals:
+            assert store is not None
+            return run(plan, store, signals)
+    except CommandError as exc:
+        return command.fail(str(exc), PROG, exc.status)
+
+
+def run(plan: Plan, store: Store, signals: StopSignals) -> int:
+    """Fill the span's empty dates, print the span's deals, and report."""
+    filler = Filler(plan, store, signals)
+    with suppress(Stop):  # a stop signal while a row was rated here: the dates found so far are set
+        filler.fill()
+    interrupted = signals.stopped
+    if interrupted:
+        filler.empty = filler.assign()  # what was found by then is kept
+    deals = store_backed.in_store(lambda: store.calendar(plan.variant.name))
+    span = [deals[day.isoformat()] for day in plan.dates if day.isoformat() in deals]
+    sys.stdout.write(formatted(plan, span))
+    sys.stdout.flush()
+    report(plan, filler, len(span), interrupted)
+    if interrupted:
+        return signals.exit_status
+    return EXIT_OK if len(span) == len(plan.dates) else EXIT_RAN_OUT
+
+
+class Filler:
+    """Walks the range in seed order, keeping the deals of each band not yet in the calendar,
+    and sets dates in the store as soon as enough are found for every empty date."""
+
+    def __init__(self, plan: Plan, store: Store, signals: StopSignals) -> None:
+        self.plan = plan
+        self.store = store
+        self.signals = signals
+        self.candidates: dict[str, list[Row]] = {band: [] for band in BANDS}
+        self.already = 0  # dates of the span set before this run
+        self.added = 0
+        self.looked_last = plan.first - 1
+        self.executor: store_backed.StoreBacked | None = None
+        deals = store_backed.in_store(lambda: store.calendar(plan.variant.name))
+        self.empty = [day for day in plan.dates if day.isoformat() not in deals]
+        self.already = len(plan.dates) - len(self.empty)
+
+    def needs_more(self) -> bool:
+        need = Counter(self.plan.band_of(day) for day in self.empty)
+        return any(len(self.candidates[band]) < count for band, count in need.items())
+
+    def fill(self) -> None:
+        if not self.empty:
+            return
+        used = {
+            deal.seed for deal in store_backed.in_store(lambda: self.store.calendar(self.plan.variant.name)).values()
+        }
+        with closing(self.rows(used)) as rows:
+            for row in rows:
+                self.looked_last = row.seed
+                if self.plan.accepts(row):
+                    self.candidates[str(row.value(BAND))].append(row)
+                    if not self.needs_more():
+                        self.empty = self.assign()
+                        if not self.empty:
+                            return
+        self.empty = self.assign()
+
+    def assign(self) -> list[date]:
+        """Set the span's empty dates, in order, from the candidates, stopping at the first date
+        whose band has none left; the dates still empty. Done in one write transaction that
+        reads the calendar afresh, so another run's dates and seeds are respected."""
+        plan, name = self.plan, self.plan.variant.name
+
+        def transaction() -> list[date]:
+            with self.store.writing() as connection:
+                deals = self.store.calendar(name)
+                used = {deal.seed for deal in deals.values()}
+                for band in BANDS:
+                    self.candidates[band] = [row for row in self.candidates[band] if row.seed not in used]
+                empty = [day for day in plan.dates if day.isoformat() not in deals]
+                new: list[Deal] = []
+                for day in empty:
+                    left = self.candidates[plan.band_of(day)]
+                    if not left:
+                        break
+                    new.append(deal_of(plan, day, left.pop(0)))
+                self.store.add_deals(connection, new)
+                self.added += len(new)
+                return empty[len(new) :]
+
+        return store_backed.in_store(transaction)
+
+    def rows(self, used: set[int]) -> Generator[Row, None, None]:
+        """The rows of the range in seed order (skipping seeds the calendar uses), looked up or
+        rated, with a progress bar counting the rated ones."""
+        plan = self.plan
+        rate_options = RateOptions(plan.variant.name, STRATEGY, DIFFICULTY_COLUMNS)
+        count = plan.last - plan.first + 1
+        request = Request(
+            plan.variant, STRATEGY, plan.first, plan.last, plan.jobs, "jsonl", None, extra_columns=DIFFICULTY_COLUMNS
+        )
+        unrated = store_backed.to_rate(self.store, rate_options, plan.first, plan.last, count)
+        with executor_for(request, unrated, self.signals) as (inner, size):
+            executor = store_backed.StoreBacked(inner, self.store)
+            self.executor = executor
+            todo = (seed for seed in range(plan.first, plan.last + 1) if seed not in used)
+            results = executor.rate(rate_options, batches(todo, min(size, PICK_BATCH)), self.signals)
+            bar = command.progress_bar(unrated, f"{plan.variant.name} calendar")
+            try:
+                for found in results:
+                    if bar is not None:
+                        bar.update(executor.rated - bar.n)
+                    yield from found
+            finally:
+                results.close()
+                if bar is not None:
+                    bar.close()
+
+
+def deal_of(plan: Plan, day: date, row: Row) -> Deal:
+    fair, p_random = row.value(FAIR), row.value(P_RANDOM)
+    assert isinstance(fair, int) and isinstance(p_random, int | float)  # the columns' kinds
+    return Deal(
+        day.isoformat(), plan.variant.name, row.seed, plan.spec, str(row.value(BAND)), row.best, fair, float(p_random)
+    )
+
+
+def values_of(deal: Deal) -> dict[str, Any]:
+    return {name: getattr(deal, name) for name in ROW_COLUMNS}
+
+
+def formatted(plan: Plan, deals: list[Deal]) -> str:
+    """The deals as rows in the plan's format."""
+    if plan.format == "jsonl":
+        return "".join(orjson.dumps(values_of(deal)).decode() + "\n" for deal in deals)
+    if plan.format == "csv":
+        text = io.StringIO()
+        writer = csv.writer(text, lineterminator="\n")
+        writer.writerow(ROW_COLUMNS)
+        writer.writerows([[values_of(deal)[c] for c in ROW_COLUMNS] for deal in deals])
+        return text.getvalue()
+    widths = {"date": 10, "variant": max(7, len(plan.variant.name)), "band": 6, "best": 4, "fair": 4, "p_random": 8}
+    widths["seed"] = max(4, *(len(str(deal.seed)) for deal in deals)) if deals else 4
+    lines = [
+        " ".join(f"{c:>{widths[c]}}" if c not in ("date", "variant") else f"{c:<{widths[c]}}" for c in ROW_COLUMNS)
+    ]
+    for deal in deals:
+        cells = {**values_of(deal), "p_random": f"{deal.p_random:.4f}"}
+        lines.append(
+            " ".join(
+                f"{cells[c]!s:>{widths[c]}}" if c not in ("date", "variant") else f"{cells[c]!s:<{widths[c]}}"
+                for c in ROW_COLUMNS
+            )
+        )
+    return "".join(line.rstrip() + "\n" for line in lines)
+
+
+def report(plan: Plan, filler: Filler, filled: int, interrupted: bool) -> None:
+    """What was done, on stderr (stdout holds only the rows)."""
+    first, last = plan.dates[0].isoformat(), plan.dates[-1].isoformat()
+    lines = [
+        f"variant: {plan.variant.name}",
+        f"dates: {first} to {last}: {filled} of {len(plan.dates)} have a deal "
+        f"({filler.already} already set, {filler.added} new)",
+    ]
+    if filler.executor is not None:
+        looked = f"{plan.first}-{filler.looked_last}" if filler.looked_last >= plan.first else "none"
+        executor = filler.executor
+        lines.append(f"seeds looked at: {looked} ({executor.rated} rated, {executor.looked_up} from the store)")
+    if plan.db is None:
+        lines.append("not kept: without --db the calendar is worked out in memory only")
+    if interrupted:
+        lines.append("interrupted: the dates filled so far are kept")
+    elif filler.empty:
+        lines.append(ran_out(plan, filler.empty[0]))
+    sys.stderr.write("".join(line + "\n" for line in lines))
+    sys.stderr.flush()
+
+
+def ran_out(plan: Plan, day: date) -> str:
+    """The line for a range that holds too few deals of a band, with a range twice as long."""
+    band = plan.band_of(day)
+    wanted = band + (f" (best >= {plan.min_best})" if plan.min_best else "")
+    wider = min(options.MAX_SEED, plan.first + 2 * (plan.last - plan.first + 1) - 1)
+    return (
+        f"{PROG}: seeds {plan.first}-{plan.last} hold no more {wanted} deals of {plan.variant.name} "
+        f"for {day.isoformat()}; try a wider range, such as --seeds {plan.first}-{wider}"
+    )

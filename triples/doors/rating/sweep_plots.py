@@ -1,0 +1,133 @@
+"""``triples sweep --plot FILE``: the chosen measure over the varied fields, as a PNG or SVG.
+
+Two varied fields give a heatmap (the first --vary down the side, the second along the bottom,
+each cell labelled with its value); one gives a line, with the 95% Wilson interval shaded for a
+win rate. matplotlib is the plot extra, imported only here, on its file-only Agg backend.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Protocol
+
+from triples.doors.rating.errors import BadInput
+from triples.doors.rating.plots import DPI, INSTALL_HINT, plot_format
+from triples.doors.rating.sweep_rows import MEASURES, SweepRow, varied_text
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+
+class VariedField(Protocol):
+    """One varied field of a sweep: its name and the values it takes, in order."""
+
+    @property
+    def field(self) -> str: ...
+    @property
+    def values(self) -> tuple[object, ...]: ...
+
+
+class PlottedSweep(Protocol):
+    """What a plot needs to know of the sweep it draws."""
+
+    @property
+    def measure(self) -> str: ...
+    @property
+    def seeds_text(self) -> str: ...
+    @property
+    def base_name(self) -> str: ...
+    @property
+    def strategy(self) -> str: ...
+    @property
+    def varies(self) -> tuple[VariedField, ...]: ...
+
+
+PERCENT_MEASURES = ("win_best", "win_autoplay", "win_fair", "easy", "medium", "hard")
+
+
+def cell_text(measure: str, value: float) -> str:
+    if math.isnan(value):
+        return ""
+    return f"{100 * value:.1f}%" if measure in PERCENT_MEASURES else f"{value:.1f}"
+
+
+def write_sweep_plot(path: str, sweep: PlottedSweep, rows: list[SweepRow]) -> None:
+    """Draw ``sweep.measure`` of ``rows`` (the finished rule sets) into ``path``."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise BadInput(f"--plot needs matplotlib: {INSTALL_HINT}") from None
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    measure = sweep.measure
+    label = MEASURES[measure].replace("the strategy", sweep.strategy)
+    deals = int(rows[0]["deals"])
+    title = f"{label}: {sweep.base_name}, seeds {sweep.seeds_text} ({deals:,} deals per rule set)"
+    figure = Figure(figsize=(9, 6.5) if len(sweep.varies) == 2 else (9, 4.5), dpi=DPI, layout="constrained")
+    figure.suptitle(title, fontsize=12, fontweight="bold")
+    axes = figure.subplots()
+    if len(sweep.varies) == 2:
+        draw_heatmap(figure, axes, sweep, rows, label)
+    else:
+        draw_line(axes, sweep, rows, label)
+    try:
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "triples"}):
+            figure.savefig(path, format=plot_format(path), metadata={"Title": title})
+    except OSError as exc:
+        raise BadInput(f"--plot {path}: {exc.strerror or exc}") from None
+
+
+def draw_heatmap(figure: Figure, axes: Axes, sweep: PlottedSweep, rows: list[SweepRow], label: str) -> None:
+    down, across = sweep.varies
+    ys = [varied_text(down.field, v) for v in down.values]
+    xs = [varied_text(across.field, v) for v in across.values]
+    by_cell = {(row[down.field], row[across.field]): float(row[sweep.measure]) for row in rows}
+    grid = [[by_cell.get((y, x), math.nan) for x in xs] for y in ys]  # a rule set not rated: blank
+    finite = [v for line in grid for v in line if not math.isnan(v)]
+    low, high = min(finite), max(finite)
+    if sweep.measure in PERCENT_MEASURES:  # shares start at nothing, so equal shades mean equal shares
+        low, high = 0.0, high or 1.0
+    image = axes.imshow(grid, cmap="viridis", aspect="auto", origin="lower", vmin=low, vmax=high)
+    middle = (low + high) / 2
+    for i, line in enumerate(grid):
+        for j, value in enumerate(line):
+            colour = "black" if value >= middle else "white"
+            axes.text(j, i, cell_text(sweep.measure, value), ha="center", va="center", color=colour, fontsize=9)
+    axes.set_xticks(range(len(xs)), [str(x) for x in xs])
+    axes.set_yticks(range(len(ys)), [str(y) for y in ys])
+    axes.set_xlabel(across.field)
+    axes.set_ylabel(down.field)
+    bar = figure.colorbar(image, ax=axes)
+    bar.set_label(label)
+    if sweep.measure in PERCENT_MEASURES:
+        bar.ax.yaxis.set_major_formatter(lambda value, _: f"{100 * value:.4g}%")
+
+
+def draw_line(axes: Axes, sweep: PlottedSweep, rows: list[SweepRow], label: str) -> None:
+    (along,) = sweep.varies
+    xs = [varied_text(along.field, v) for v in along.values]
+    by_value = {row[along.field]: row for row in rows}
+    shown = [x for x in xs if x in by_value]
+    positions = [xs.index(x) for x in shown]
+    values = [float(by_value[x][sweep.measure]) for x in shown]
+    axes.plot(positions, values, marker="o", color="#1e88e5")
+    low, high = f"{sweep.measure}_low", f"{sweep.measure}_high"
+    if shown and low in by_value[shown[0]]:
+        lows = [float(by_value[x][low]) for x in shown]
+        highs = [float(by_value[x][high]) for x in shown]
+        axes.fill_between(positions, lows, highs, color="#1e88e5", alpha=0.2, label="95% Wilson interval")
+        axes.legend(loc="best", frameon=False, fontsize="small")
+    for x, y in zip(positions, values, strict=True):
+        axes.annotate(cell_text(sweep.measure, y), (x, y), textcoords="offset points", xytext=(0, 7), ha="center")
+    axes.set_xticks(range(len(xs)), [str(x) for x in xs])
+    axes.set_xlabel(along.field)
+    axes.set_ylabel(label)
+    if sweep.measure in PERCENT_MEASURES:
+        top = max([*values, *(float(row.get(high, 0.0)) for row in by_value.values())]) or 1.0
+        axes.set_ylim(0, top * 1.15)
+        axes.yaxis.set_major_formatter(lambda value, _: f"{100 * value:.4g}%")
+    axes.set_xlim(-0.5, len(xs) - 0.5)
+    axes.grid(alpha=0.3)
+    axes.set_axisbelow(True)

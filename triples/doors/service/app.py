@@ -1,0 +1,344 @@
+"""The ASGI application: ``POST /run``, ``GET /health``, ``GET /metrics``, the explorer page at
+``GET /`` and the OpenAPI page at ``GET /docs``.
+
+``create_app(settings)`` builds an independent application from its settings; nothing here is
+module state, so tests can build apps with other limits side by side. ``default_app`` is the
+zero-argument factory uvicorn imports by name (it needs a name to start several workers).
+
+The three routes a client calls all the time (``/run``, ``/health``, ``/metrics``) are answered
+by ``Service`` straight from the ASGI messages; FastAPI answers the rest (pages, the OpenAPI
+schema and its page, 404 and 405), which keeps a request's cost close to the interpreter's own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, MutableMapping
+from importlib import resources
+from time import perf_counter
+from typing import Any
+
+import fastapi_offline
+from fastapi import FastAPI, Request
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+
+from triples import __version__
+from triples.api import OperationTimedOut, run
+from triples.doors.service import daily
+from triples.doors.service.gate import QUICK_BODY_BYTES, Gate, Overloaded, quick
+from triples.doors.service.metrics import CONTENT_TYPE, ServiceMetrics
+from triples.interpreter.jsonio import JSONInputError, dumps, json_kind, loads
+from triples.interpreter.session import OPERATIONS
+
+MIB = 1024 * 1024
+JSON = "application/json"
+
+# The explorer's files: name in the URL -> (file in static/, media type).
+STATIC_FILES = {
+    "explorer.css": "text/css; charset=utf-8",
+    "explorer.js": "text/javascript; charset=utf-8",
+    "triples.js": "text/javascript; charset=utf-8",
+    "rules.js": "text/javascript; charset=utf-8",
+    "pyramid.js": "text/javascript; charset=utf-8",
+    "quartets.js": "text/javascript; charset=utf-8",
+}
+# The OpenAPI page's files, from the fastapi-offline package: served here, never from a CDN.
+DOCS_ASSETS = {
+    "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+    "swagger-ui.css": "text/css; charset=utf-8",
+    "favicon.png": "image/png",
+}
+RUN_EXAMPLE = [["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"]]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+class ServiceSettings(BaseModel):
+    """The limits a request must keep within (the defaults are the documented ones, docs/service.md)."""
+
+    model_config = ConfigDict(frozen=True, strict=True, extra="forbid")
+
+    max_body_bytes: int = Field(default=MIB, ge=1)
+    max_operations: int = Field(default=10_000, ge=0)
+    time_limit: float = Field(default=10.0, gt=0)  # seconds one request's operations may run
+    max_running: int = Field(default=1, ge=1)  # costly requests computing at once
+    max_waiting: int = Field(default=16, ge=0)  # costly requests waiting for their turn
+    max_wait: float = Field(default=2.0, gt=0)  # seconds a request may wait before a 503
+    daily_db: str | None = None  # the store whose calendar GET /daily serves (triples serve --db)
+
+
+class RequestRejected(Exception):
+    """A request the service answers with an error status and ``{"error": message}``."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or {}
+
+
+def json_response(content: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    # The same writer as `triples run`: the body of POST /run is byte for byte what it prints.
+    return Response(dumps(content), status_code=status, media_type=JSON, headers=headers)
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    return json_response({"error": message}, status, headers)
+
+
+def size_limit_text(limit: int) -> str:
+    return f"{limit // MIB} MiB" if limit % MIB == 0 else f"{limit} bytes"
+
+
+async def read_body(scope: Scope, receive: Receive, limit: int) -> bytes:
+    """The request body, refused as soon as it is known to pass ``limit`` bytes.
+
+    A declared length over the limit is refused before any of the body is read; otherwise the
+    body is read chunk by chunk and reading stops at the first byte past the limit, so a huge
+    or endless upload never sits in memory.
+    """
+    too_large = RequestRejected(413, f"request body over {size_limit_text(limit)}")
+    for name, value in scope["headers"]:
+        if name == b"content-length" and value.isdigit() and int(value) > limit:
+            raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise RequestRejected(400, "client disconnected before the body was complete")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def parse_operations(body: bytes, max_operations: int) -> list[Any]:
+    try:
+        operations = loads(body)
+    except JSONInputError as exc:
+        raise RequestRejected(400, str(exc)) from None
+    if not isinstance(operations, list):
+        raise RequestRejected(400, f"expected a JSON array of operations, got {json_kind(operations)}")
+    if len(operations) > max_operations:
+        raise RequestRejected(413, f"more than {max_operations} operations ({len(operations)})")
+    return operations
+
+
+def package_file(package: Any, *path: str) -> bytes:
+    return resources.files(package).joinpath(*path).read_bytes()
+
+
+class Service:
+    """The application: the frequent routes answered here, everything else by ``fastapi``."""
+
+    def __init__(self, settings: ServiceSettings) -> None:
+        self.settings = settings
+        self.gate = Gate(settings.max_running, settings.max_waiting, settings.max_wait)
+        self.metrics = ServiceMetrics(OPERATIONS)
+        self.fastapi = pages_app(self)
+        self.health_body = dumps({"ok": True, "version": __version__})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.fastapi(scope, receive, send)  # lifespan
+            return
+        started = perf_counter()
+        path, method = scope["path"], scope["method"]
+        status = 500
+        metrics = self.metrics
+        metrics.in_flight.inc()
+
+        async def send_noting_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            if path == "/run" and method == "POST":
+                await self.answer_run(scope, receive, send_noting_status)
+            elif path == "/health" and method == "GET":
+                await respond(send_noting_status, 200, self.health_body)
+            elif path == "/metrics" and method == "GET":
+                await respond(send_noting_status, 200, metrics.text(), CONTENT_TYPE.encode())
+            else:
+                await self.fastapi(scope, receive, send_noting_status)
+        finally:
+            metrics.in_flight.dec()
+            metrics.observe(path, status, perf_counter() - started)
+
+    async def answer_run(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.gate.full() and declared_length(scope) > QUICK_BODY_BYTES:
+            # Refused unread, and the connection closed: its body need not be read at all.
+            refused = busy(self.gate.retry_after)
+            self.metrics.overloaded.inc()
+            headers = {**refused.headers, "connection": "close"}
+            await respond(send, 503, dumps({"error": refused.message}), extra=headers)
+            return
+        try:
+            body = await self.outputs(await read_body(scope, receive, self.settings.max_body_bytes))
+        except RequestRejected as exc:
+            await respond(send, exc.status, dumps({"error": exc.message}), extra=exc.headers)
+            return
+        except Exception as exc:  # a defect: still a JSON answer, never a traceback
+            await respond(send, 500, dumps({"error": f"internal error ({type(exc).__name__})"}))
+            return
+        await respond(send, 200, body)
+
+    async def outputs(self, body: bytes) -> bytes:
+        """The answer to a ``POST /run`` body, or ``RequestRejected``."""
+        if len(body) > QUICK_BODY_BYTES and self.gate.full():
+            self.metrics.overloaded.inc()
+            raise busy(self.gate.retry_after)
+        operations = parse_operations(body, self.settings.max_operations)
+        if quick(operations):
+            self.metrics.count_operations(operations)
+            return dumps(run(operations))
+        limit = self.settings.time_limit
+        try:
+            async with self.gate.admitted():
+                self.metrics.count_operations(operations)  # those that run: a refused flood costs less
+                outputs = await run_in_threadpool(run, operations, time_limit=limit)
+        except Overloaded as exc:
+            self.metrics.overloaded.inc()
+            raise busy(exc.retry_after) from None
+        except OperationTimedOut as exc:
+            self.metrics.time_limit_hits.inc()
+            raise RequestRejected(503, str(exc)) from None
+        return dumps(outputs)
+
+
+def declared_length(scope: Scope) -> int:
+    for name, value in scope["headers"]:
+        if name == b"content-length" and value.isdigit():
+            return int(value)
+    return 0
+
+
+def busy(retry_after: int) -> RequestRejected:
+    return RequestRejected(503, str(Overloaded(retry_after)), {"retry-after": str(retry_after)})
+
+
+async def respond(
+    send: Send, status: int, body: bytes, content_type: bytes = JSON.encode(), extra: dict[str, str] | None = None
+) -> None:
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+    headers += [(name.encode(), value.encode()) for name, value in (extra or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def pages_app(service: Service) -> FastAPI:
+    """The FastAPI application: the pages, the OpenAPI schema and its page, the error shapes.
+
+    ``/run`` and ``/health`` are declared here too, for the schema (and for a caller that
+    mounts this application alone); ``Service`` answers them before they get here.
+    """
+    app = FastAPI(
+        title="Triples",
+        redirect_slashes=False,  # /run/ is another path: a 404, not a redirect to follow
+        version=__version__,
+        description="The Triples interpreter over HTTP, and the deal explorer at `/`.",
+        docs_url=None,  # served below, with its scripts from this package instead of a CDN
+        redoc_url=None,
+    )
+    pages = {"": package_file("triples.doors.service", "static", "index.html")}
+    pages |= {name: package_file("triples.doors.service", "static", name) for name in STATIC_FILES}
+
+    @app.exception_handler(RequestRejected)
+    async def rejected(request: Request, exc: RequestRejected) -> Response:
+        return error_response(exc.status, exc.message, exc.headers)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        # The framework's own 404 and 405 (and any other HTTP error) in the service's shape.
+        message = {404: "not found", 405: "method not allowed"}.get(exc.status_code, str(exc.detail)).lower()
+        headers = dict(exc.headers) if exc.headers else None
+        return error_response(exc.status_code, f"{message}: {request.method} {request.url.path}", headers)
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, exc: Exception) -> Response:
+        return error_response(500, f"internal error ({type(exc).__name__})")
+
+    @app.post(
+        "/run",
+        summary="Apply operations in a fresh session, like run()",
+        response_description="The outputs, one per operation: exactly what run() returns",
+        openapi_extra={
+            "requestBody": {
+                "required": True,
+                "content": {JSON: {"schema": {"type": "array", "items": {}}, "example": RUN_EXAMPLE}},
+            }
+        },
+    )
+    async def run_operations(request: Request) -> Response:
+        return Response(await service.outputs(await request.body()), media_type=JSON)
+
+    @app.get("/health", summary="Liveness and version")
+    async def health() -> Response:
+        return Response(service.health_body, media_type=JSON)
+
+    @app.get("/metrics", summary="Counters in Prometheus's text format")
+    async def metrics() -> Response:
+        return Response(service.metrics.text(), media_type=CONTENT_TYPE)
+
+    @app.get("/", include_in_schema=False)
+    async def explorer() -> Response:
+        return Response(pages[""], media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/static/{name}", include_in_schema=False)
+    async def static_file(name: str) -> Response:
+        if name not in STATIC_FILES:
+            raise HTTPException(404)
+        return Response(pages[name], media_type=STATIC_FILES[name], headers={"Cache-Control": "no-cache"})
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> Response:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="Triples: the HTTP interface",
+            swagger_js_url="/docs/assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs/assets/swagger-ui.css",
+            swagger_favicon_url="/docs/assets/favicon.png",
+            swagger_ui_parameters={"validatorUrl": None},  # else it may ask an outside validator
+        )
+
+    @app.get("/docs/assets/{name}", include_in_schema=False)
+    async def docs_asset(name: str) -> Response:
+        if name not in DOCS_ASSETS:
+            raise HTTPException(404)
+        # Read on request (they are large and rarely asked for); browsers may keep them a day.
+        content = package_file(fastapi_offline, "static", name)
+        return Response(content, media_type=DOCS_ASSETS[name], headers={"Cache-Control": "max-age=86400"})
+
+    daily.mount(app, service.settings.daily_db)
+    return app
+
+
+def create_app(settings: ServiceSettings) -> Service:
+    """A new application serving the interpreter within ``settings``' limits."""
+    return Service(settings)
+
+
+def default_app() -> Service:
+    """The application with the default limits, for ``uvicorn triples.doors.service.app:default_app --factory``
+    (the time limit from ``TRIPLES_TIME_LIMIT`` when set: ``triples serve --time-limit`` sets it)."""
+    from triples.doors.service.server import tune_service_process
+
+    tune_service_process()  # each worker process applies the service's own settings
+    time_limit = os.environ.get("TRIPLES_TIME_LIMIT")
+    settings = ServiceSettings(daily_db=daily.db_from_environment())
+    if time_limit is not None:
+        settings = settings.model_copy(update={"time_limit": float(time_limit)})
+    return create_app(settings)

@@ -1,0 +1,197 @@
+"""The operations' registry: each operation's name, the strict model of its arguments, its
+handler and what it may cost, and the one error an operation is refused with.
+
+Arguments are frozen dataclasses. Values whose types are exactly their fields' are taken as
+they are; anything else is judged by the operation's strict pydantic model, built when first
+needed (pydantic's import alone would cost a one-operation batch more than the rest of its
+start-up).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from functools import cached_property
+from typing import Any, ClassVar, Literal
+
+from triples.support.errors import TriplesError
+
+Output = Any  # a JSON value: the table, "ok", a dict or list of ints, or an error string
+
+
+class OperationError(TriplesError):
+    """A rejected operation: bad shape, unknown game, bad seed or deck."""
+
+
+@dataclass(frozen=True)
+class Args:
+    """The arguments after an operation's name and id, by position, checked strictly: the types
+    exactly as written (``str | int`` takes neither ``True`` nor ``1.0`` nor ``"1"``)."""
+
+    # What pydantic reads when it checks an instance (``Operation.parse``): strict types, and
+    # every field checked again although the instance already exists.
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"strict": True, "revalidate_instances": "always"}
+
+    id: str | int  # the game's id
+
+
+# A handler takes the session (``triples.interpreter.session.Session``) and its parsed arguments.
+Handler = Callable[[Any, Any], Output]
+
+
+# What an operation may cost, declared when it is registered: "cheap" ones answer in
+# microseconds to milliseconds whatever their arguments, so a server may run them on its event
+# loop; "search" ones can run long (a search, a judge of a long game) and belong on a worker.
+Cost = Literal["cheap", "search"]
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    args: type[Any]  # a frozen dataclass of the arguments: Args, or one of its own
+    handler: Handler
+    cost: Cost  # no default, as in ``operation``
+    fields: tuple[str, ...] = dataclass_field(init=False)
+    required: int = dataclass_field(init=False)
+    # One test per field that accepts only values of exactly the field's type: enough for
+    # nearly every operation, without pydantic (whose import would triple the command line's
+    # start-up). A value it does not accept goes to pydantic, which decides.
+    quick: tuple[Callable[[object], bool], ...] = dataclass_field(init=False)
+
+    def __post_init__(self) -> None:
+        fields = dataclasses.fields(self.args)
+        hints = typing.get_type_hints(self.args)
+        object.__setattr__(self, "fields", tuple(field.name for field in fields))
+        object.__setattr__(self, "required", sum(is_required(field) for field in fields))
+        object.__setattr__(self, "quick", tuple(exact_test(hints[field.name]) for field in fields))
+
+    @property
+    def cheap(self) -> bool:
+        """Whether the operation was declared cheap: safe to run on a server's event loop."""
+        return self.cost == "cheap"
+
+    @property
+    def usage(self) -> str:
+        parts = [f'"{self.name}"']
+        for field in dataclasses.fields(self.args):
+            parts.append(field.name if is_required(field) else f"{field.name}?")
+        return "usage: [" + ", ".join(parts) + "]"
+
+    def parse(self, raw: list[Any]) -> Any:
+        if not self.required <= len(raw) <= len(self.fields):
+            raise OperationError(self.usage)
+        if all(test(value) for test, value in zip(self.quick, raw, strict=False)):
+            return self.args(*raw)
+        from pydantic import ValidationError
+
+        try:
+            return self.validator.validate_python(self.args(*raw))
+        except ValidationError:
+            raise OperationError(self.usage) from None
+
+    @cached_property
+    def validator(self) -> Any:
+        """The arguments' strict pydantic model, built when first asked for: by a value the quick
+        tests do not take."""
+        from pydantic import TypeAdapter
+
+        return TypeAdapter(self.args)
+
+
+def is_required(field: dataclasses.Field[Any]) -> bool:
+    return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+
+
+def exact_test(annotation: object) -> Callable[[object], bool]:
+    """A test that a value is of exactly the ``annotation``'s type (never a subclass, so never a
+    ``bool`` for an ``int``); one that takes nothing for a type it does not know."""
+    if annotation is Any:
+        return lambda value: True
+    if annotation in (str, int):
+        return lambda value: type(value) is annotation
+    origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (types.UnionType, typing.Union):
+        tests = [exact_test(argument) for argument in arguments]
+        return lambda value: any(test(value) for test in tests)
+    if origin is list and arguments in ((Any,), (str,)):
+        item = exact_test(arguments[0])
+        return lambda value: type(value) is list and all(item(entry) for entry in value)
+    if origin is dict and arguments == (str, Any):
+        return lambda value: type(value) is dict and all(type(key) is str for key in value)
+    return lambda value: False
+
+
+class Registry(Mapping[str, Operation]):
+    """The operations by name: filled while the interpreter loads, then sealed, so that what an
+    operation name means cannot change under a running session. A name registered twice is a
+    defect, refused at once."""
+
+    def __init__(self) -> None:
+        self._operations: dict[str, Operation] = {}
+        self._sealed = False
+
+    def add(self, op: Operation) -> None:
+        if self._sealed:
+            raise RuntimeError(f"cannot register {op.name!r}: the operations are fixed once the interpreter is loaded")
+        if op.name in self._operations:
+            raise ValueError(f"operation {op.name!r} is registered twice")
+        self._operations[op.name] = op
+
+    def seal(self) -> None:
+        self._sealed = True
+
+    @contextmanager
+    def replaced(self, op: Operation) -> Iterator[None]:
+        """For tests: ``op`` stands under its name within the block (a defect injected into a
+        handler, or an operation added), and the registry is as it was after."""
+        saved = self._operations.get(op.name)
+        self._operations[op.name] = op
+        try:
+            yield
+        finally:
+            if saved is None:
+                del self._operations[op.name]
+            else:
+                self._operations[op.name] = saved
+
+    def get(self, name: str, default: Any = None) -> Any:  # the interpreter's hot path: no Mapping machinery
+        return self._operations.get(name, default)
+
+    def __getitem__(self, name: str) -> Operation:
+        return self._operations[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._operations)
+
+    def __len__(self) -> int:
+        return len(self._operations)
+
+
+OPERATIONS = Registry()
+
+
+def operation(name: str, args: type[Any] = Args, *, cost: Cost) -> Callable[[Handler], Handler]:
+    """Register a handler under an operation name, with the model its arguments must fit and
+    what it may cost (see ``Cost``). The cost has no default: an operation nobody judged must
+    not land on a server's event loop by accident."""
+
+    def register(handler: Handler) -> Handler:
+        OPERATIONS.add(Operation(name, args, handler, cost))
+        return handler
+
+    return register
+
+
+def writable(message: str) -> str:
+    """``message`` with any lone surrogate (from a name the caller sent, e.g. ``"\\ud800"`` via
+    Python's json) written as its escape, so that every output can be encoded as JSON."""
+    try:
+        message.encode()
+    except UnicodeEncodeError:
+        return message.encode(errors="backslashreplace").decode()
+    return message
