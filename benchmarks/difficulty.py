@@ -210,8 +210,8 @@ def band_census(names: Sequence[str], seeds: int) -> bool:
 def difficulty_rows(name: str, seeds: list[int]) -> tuple[list[tuple[int, int]], float]:
     """(fair cleared, deck size) per seed, and the CPU seconds they took: one worker's share
     of ``rows_per_second``."""
-    from triples.doors.rating import columns
-    from triples.doors.rating.rows import ANALYSES, rate_seed, with_analyses
+    from triples.doors.rating import rows as columns
+    from triples.doors.rating.seed_rows import ANALYSES, rate_seed, with_analyses
     from triples.engines.strategies import strategy_named
 
     cpu = time.process_time()

@@ -27,7 +27,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from triples.doors.rating import Row, Summary, batch_size_for, percent, rate_seeds, wilson_interval
-from triples.doors.rating.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS, has_random_play_chance
+from triples.doors.rating.rows import DIFFICULTY_COLUMNS, FAIR_COLUMNS
+from triples.doors.rating.seed_rows import has_random_play_chance
 from triples.engines.difficulty import BANDS
 from triples.model.variant import Variant
 from triples.model.variants import VARIANTS, parse_variant

@@ -44,7 +44,8 @@ from typing import Any
 import orjson
 from processes import descendants, left_running
 
-from triples.doors.rating.rows import RateOptions, rate_batch, row_values
+from triples.doors.rating.rows import RateOptions, row_values
+from triples.doors.rating.seed_rows import rate_batch
 
 # As from a terminal: Ctrl-C and hang-up on, even when this runs in the background or under nohup.
 COMMAND = (

@@ -181,12 +181,12 @@ def test_eight_threads_on_different_variants_give_the_sequential_answers() -> No
 def test_rate_rows_are_the_same_cold_warm_and_in_any_order() -> None:
     from dataclasses import replace
 
-    from triples.doors.rating import columns
-    from triples.doors.rating.rows import ANALYSES, rate_seed, with_analyses
+    from triples.doors.rating.rows import DIFFICULTY_COLUMNS
+    from triples.doors.rating.seed_rows import ANALYSES, rate_seed, with_analyses
     from triples.engines.strategies import strategy_named
 
     grid = parse_variant("grid")
-    analyses = [(name, ANALYSES[name]) for name in columns.DIFFICULTY_COLUMNS]
+    analyses = [(name, ANALYSES[name]) for name in DIFFICULTY_COLUMNS]
 
     def row(seed: int) -> object:
         made = with_analyses(grid, rate_seed(grid, strategy_named("high"), seed), analyses)

@@ -441,13 +441,10 @@ def test_p_random_and_the_band_on_random_rule_sets() -> None:
 
 
 def test_p_random_stops_at_the_deadline() -> None:
-    from time import monotonic
-
     from triples.support import deadline
 
     grid100 = parse_variant("grid100")
     table = Table(grid100, shuffled(grid100.cards, 1))
-    start = monotonic()
     with pytest.raises(deadline.TimeLimitExceeded), deadline.limited(0.05):
         difficulty.p_random(table, 99)  # refused only after some seconds without a deadline
-    assert monotonic() - start < 2.0
+    # How promptly it stops is measured, as a ratio to the limit, by benchmarks/deadline.py.

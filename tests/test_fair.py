@@ -363,24 +363,30 @@ def test_pairs_fair_play_clears_what_best_play_clears() -> None:
 
 
 def test_with_nothing_hidden_the_choice_is_the_first_optimal_one_in_high_order() -> None:
+    # Once the stock is empty nothing is hidden: the fair player takes the first combination,
+    # in the high order, whose best equals the position's. Positions where the first candidate
+    # falls short tell it from "the first candidate"; positions where several reach the best
+    # tell it from "any optimal one": the test counts both kinds.
     v = parse_variant("sum15")
-    table = dealt("sum15", 5)
-    while table.stock_size:
-        move = strategies.high_cards_first(table)
-        if move is None:
-            pytest.skip("seed 5's high game ends before the stock does")
-        table.push(move)
-    if not rules.has_legal_move(table):
-        pytest.skip("no move left")
-    choice = fair.choose(table)
-    best = search.best_cleared(table)
-    for combo in fair.playable(v, rules.histogram(table.values, 9)):
-        table.push(rules.first_slots(combo, rules.slots_by_value(table.values)))
-        reaches = search.best_cleared(table) == best
-        table.pop()
-        if reaches:
-            assert choice.combo == combo
-            break
+    first_falls_short = several_reach = 0
+    for seed in range(1, 60):
+        table = dealt("sum15", seed)
+        while table.stock_size and (move := strategies.lookahead(table)) is not None:
+            table.push(move)
+        while rules.has_legal_move(table):
+            best = search.best_cleared(table)
+            candidates = fair.playable(v, rules.histogram(table.values, 9))
+            reaching = []
+            for combo in candidates:
+                table.push(rules.first_slots(combo, rules.slots_by_value(table.values)))
+                reaching.append(search.best_cleared(table) == best)
+                table.pop()
+            choice = fair.choose(table)
+            assert choice.combo == candidates[reaching.index(True)], (seed, table.values)
+            first_falls_short += not reaching[0]
+            several_reach += sum(reaching) >= 2
+            table.push(rules.first_slots(choice.combo, rules.slots_by_value(table.values)))
+    assert first_falls_short >= 3 and several_reach >= 3, (first_falls_short, several_reach)
 
 
 def test_a_dealt_game_is_won_more_often_than_by_high() -> None:
@@ -401,14 +407,11 @@ def test_no_move_means_none() -> None:
 
 
 def test_the_fair_player_stops_at_the_deadline() -> None:
-    from time import monotonic
-
     from triples.support import deadline
 
     table = dealt("classic", 4)
-    start = monotonic()
     with pytest.raises(deadline.TimeLimitExceeded), deadline.limited(0.05):
         for _ in range(50):  # a whole game is some seconds of sampled searches
             fair.forget()
             fair.choose(table, samples=200)
-    assert monotonic() - start < 2.0
+    # How promptly it stops is measured, as a ratio to the limit, by benchmarks/deadline.py.

@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -22,6 +23,7 @@ pytest.importorskip("fastapi", reason="the service needs the serve extra: pip in
 
 from fastapi.testclient import TestClient
 
+import triples
 from tests.test_service import ENV, free_port, wait_for_health, written
 from triples import run
 from triples.api import OperationTimedOut
@@ -44,6 +46,26 @@ SMALL_GAME = [["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"]]
 TIME_LIMIT = re.compile(r"time limit of 0\.5 s exceeded at operation (\d+)")
 
 
+PACKAGE = Path(triples.__file__).resolve().parent
+SERVICE = PACKAGE / "doors" / "service"
+
+
+def runs_the_interpreter(filename: str) -> bool:
+    """Whether code of this file is the interpreter's or the engines': a file of the triples
+    package (wherever the clone lives, whatever its folder is named) outside the service."""
+    path = Path(filename).resolve()
+    return path.is_relative_to(PACKAGE) and not path.is_relative_to(SERVICE)
+
+
+def test_only_the_packages_own_files_count_as_the_interpreter(tmp_path: Path) -> None:
+    # A clone in a folder named triples (git's default) with its venv inside: the web stack's
+    # files have "/triples/" in their path, and are not the interpreter.
+    venv_file = tmp_path / "triples" / ".venv" / "lib" / "python3.11" / "site-packages" / "anyio" / "to_thread.py"
+    assert not runs_the_interpreter(str(venv_file))
+    assert not runs_the_interpreter(str(SERVICE / "app.py"))
+    assert runs_the_interpreter(str(PACKAGE / "engines" / "search" / "engine.py"))
+
+
 def busy_in_triples() -> list[str]:
     """The threads (other than this one) now running the interpreter's code."""
     busy = []
@@ -52,7 +74,7 @@ def busy_in_triples() -> list[str]:
             continue
         current: Any = frame
         while current is not None:
-            if "/triples/" in current.f_code.co_filename and "/service/" not in current.f_code.co_filename:
+            if runs_the_interpreter(current.f_code.co_filename):
                 busy.append(f"{thread_id}: {current.f_code.co_filename}:{current.f_code.co_name}")
                 break
             current = current.f_back
@@ -97,8 +119,7 @@ def test_serve_refuses_a_time_limit_that_is_not_a_positive_number(capsys: pytest
         assert cli.main(["serve", "--time-limit", text]) == 2
         assert capsys.readouterr() == (
             "",
-            f"triples serve: error: argument --time-limit: invalid time limit: '{text}' (a number of seconds above 0)"
-            "\n",
+            f"triples serve: error: argument --time-limit: {text}: expected a positive number of seconds\n",
         )
 
 

@@ -27,13 +27,12 @@ import pytest
 from triples import __version__
 from triples.api import run
 from triples.doors import cli
-from triples.doors.rating import CORE_COLUMNS, Row, Summary, wilson_interval
+from triples.doors.rating import CORE_COLUMNS, Row, Summary, seed_rows, wilson_interval
 from triples.doors.rating import rows as rate_rows
-from triples.doors.rating.columns import DIFFICULTY_COLUMNS
-from triples.doors.rating.command import Request, executor_for
-from triples.doors.rating.formats import Csv, JsonLines, TextTable
 from triples.doors.rating.interrupts import NEVER
-from triples.doors.rating.rows import RECORD_COLUMNS, Column, RateOptions
+from triples.doors.rating.rows import DIFFICULTY_COLUMNS, RECORD_COLUMNS, RateOptions, line_of, rate_columns
+from triples.doors.rating.rows_file import Column, Csv, JsonLines, TextTable
+from triples.doors.rating.runs import Request, executor_for
 from triples.engines import search
 from triples.engines.strategies import STRATEGIES
 from triples.interpreter.session import deal
@@ -213,19 +212,20 @@ def test_an_opt_in_column_is_computed_on_request_written_and_read_back(monkeypat
     # A stand-in for a later analysis (a fair column, p_random, a band): registered by name,
     # computed only when asked for, written by the formats given it, and resumable.
     column = Column("odd", bool, 3)
-    monkeypatch.setitem(rate_rows.COLUMNS, "odd", column)
-    monkeypatch.setitem(rate_rows.ANALYSES, "odd", lambda variant, row: row.seed % 2 == 1)
-    plain = rate_rows.rate_batch(RateOptions("sum15", "high"), [4, 5])
-    rated = rate_rows.rate_batch(RateOptions("sum15", "high", ("odd",)), [4, 5])
+    monkeypatch.setitem(rate_rows._COLUMNS, "odd", column)
+    monkeypatch.setitem(seed_rows._ANALYSES, "odd", lambda variant, row: row.seed % 2 == 1)
+    plain = seed_rows.rate_batch(RateOptions("sum15", "high"), [4, 5])
+    rated = seed_rows.rate_batch(RateOptions("sum15", "high", ("odd",)), [4, 5])
     assert [row.extra for row in plain] == [{}, {}]
     assert [row.extra for row in rated] == [{"odd": False}, {"odd": True}]
     assert [row.analyses for row in plain + rated] == ["none", "none", "odd", "odd"]  # named by its columns
-    columns = rate_rows.record_columns(("odd",))
+    names = rate_rows.record_columns(("odd",))
+    columns = rate_columns(names, 5)
     for fmt in (JsonLines(columns), Csv(columns), TextTable(columns)):
-        lines = [fmt.line(row) for row in rated]
-        assert fmt.columns_of(fmt.header() if fmt.has_header else lines[0]) == columns
-        assert [fmt.parse(line).extra for line in lines] == [{"odd": False}, {"odd": True}]
-    assert Csv(columns).line(rated[1]).endswith(f",true,sum15,high,odd,{__version__}")
+        lines = [line_of(fmt, row) for row in rated]
+        assert fmt.names_in(fmt.header() if fmt.has_header else lines[0]) == names
+        assert [rate_rows.Row.from_values(fmt.parse(line)).extra for line in lines] == [{"odd": False}, {"odd": True}]
+    assert line_of(Csv(columns), rated[1]).endswith(f",true,sum15,high,odd,{__version__}")
     assert TextTable(columns).header().endswith("ms odd  variant  strategy   analyses  version")
 
 

@@ -21,8 +21,8 @@ import pytest
 
 from triples.doors import cli
 from triples.doors.rating.calendar import STRATEGY
-from triples.doors.rating.columns import DIFFICULTY_COLUMNS
-from triples.doors.rating.rows import RateOptions, rate_batch, row_values
+from triples.doors.rating.rows import DIFFICULTY_COLUMNS, RateOptions, row_values
+from triples.doors.rating.seed_rows import rate_batch
 from triples.doors.rating.store_backed import provenance_of
 from triples.store import open_store
 

@@ -237,7 +237,7 @@ def test_rate_without_scheduler_never_imports_dask(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     modules = orjson.loads(done.stdout.splitlines()[-1].replace("'", '"'))
-    assert "triples.doors.rating.command" in modules
+    assert "triples.doors.rating.rate" in modules
     assert [m for m in modules if not m.startswith("triples")] == []
     assert "triples.doors.rating.cluster" not in modules
 
@@ -259,7 +259,8 @@ def test_grouped_batches_give_the_rows_of_single_batches(cluster: tuple[LocalClu
     from triples.doors.rating.cluster import OnCluster
     from triples.doors.rating.executors import batches
     from triples.doors.rating.interrupts import NEVER
-    from triples.doors.rating.rows import RateOptions, rate_batch
+    from triples.doors.rating.rows import RateOptions
+    from triples.doors.rating.seed_rows import rate_batch
 
     options = RateOptions("sum15", "high")
     rate = partial(rate_batch, options)
@@ -278,22 +279,25 @@ def test_a_stop_keeps_the_rows_a_task_still_running_has_finished(
     """One task rates seeds 1-3 at once, then seed 0 for three seconds. A stop a second in
     yields rows 1-3, finished on the worker although the task's result never came."""
     from triples.doors.rating import rows as rate_rows
+    from triples.doors.rating import seed_rows
     from triples.doors.rating.cluster import OnCluster
     from triples.doors.rating.interrupts import StopSignals
     from triples.doors.rating.rows import RateOptions
+    from triples.doors.rating.rows_file import Column
 
     def slow_seed_zero(add: bool) -> None:  # defined in here, so that Dask sends it to the workers by value
         from triples.doors.rating import rows
+        from triples.doors.rating.rows_file import Column
 
         if add:
-            rows.COLUMNS["slow"] = rows.Column("slow", bool, 4)
-            rows.ANALYSES["slow"] = lambda variant, row: time.sleep(3 if row.seed == 0 else 0) or True
+            rows._COLUMNS["slow"] = Column("slow", bool, 4)
+            seed_rows._ANALYSES["slow"] = lambda variant, row: time.sleep(3 if row.seed == 0 else 0) or True
         else:
-            rows.COLUMNS.pop("slow", None)
-            rows.ANALYSES.pop("slow", None)
+            rows._COLUMNS.pop("slow", None)
+            seed_rows._ANALYSES.pop("slow", None)
 
     client = cluster[1]
-    monkeypatch.setitem(rate_rows.COLUMNS, "slow", rate_rows.Column("slow", bool, 4))
+    monkeypatch.setitem(rate_rows._COLUMNS, "slow", Column("slow", bool, 4))
     client.run(slow_seed_zero, True)
     try:
         stop = StopSignals()  # not entered: no handlers; the stop is set by hand below
@@ -314,7 +318,8 @@ def test_a_worker_keeps_running_tasks_rows_and_drops_those_of_tasks_ended_a_whil
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from triples.doors.rating import cluster as on_cluster
-    from triples.doors.rating.rows import RateOptions, rate_batch
+    from triples.doors.rating.rows import RateOptions
+    from triples.doors.rating.seed_rows import rate_batch
 
     one, two = rate_batch(RateOptions("sum15", "high"), [1, 2])
     held = on_cluster.WorkerRows()

@@ -1,4 +1,4 @@
-"""``triples rate --fair`` and ``--difficulty`` (triples/doors/rating/columns.py): the columns against the
+"""``triples rate --fair`` and ``--difficulty`` (triples/doors/rating/seed_rows.py): the columns against the
 engines called directly, the band's fixed yardstick, the summary lines, resume, refusals."""
 
 from __future__ import annotations
@@ -13,11 +13,19 @@ import pytest
 
 from triples.doors import cli
 from triples.doors.rating import Row, Summary
-from triples.doors.rating import columns as rate_columns
-from triples.doors.rating.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS
-from triples.doors.rating.errors import BadInput
-from triples.doors.rating.formats import TextTable
-from triples.doors.rating.rows import CORE_COLUMNS, RateOptions, rate_batch, record_columns
+from triples.doors.rating.rows import (
+    CORE_COLUMNS,
+    DIFFICULTY_COLUMNS,
+    FAIR_COLUMNS,
+    RateOptions,
+    line_of,
+    record_columns,
+)
+from triples.doors.rating.rows import (
+    rate_columns as columns_named,
+)
+from triples.doors.rating.rows_file import TextTable
+from triples.doors.rating.seed_rows import rate_batch
 from triples.engines import difficulty, search
 from triples.engines.strategies import play_out, strategy_named
 from triples.model.shuffle import shuffled
@@ -207,17 +215,43 @@ def test_difficulty_is_refused_where_p_random_is_out_of_reach(capsys: pytest.Cap
     )
 
 
-def test_a_deal_too_large_for_p_random_is_one_line_of_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    def too_many(table: Table, goal: int | None = None) -> float:
-        raise difficulty.TooManyStates(200_000)
+def test_a_deal_past_the_state_limit_has_an_unknown_p_random_as_the_rating_operation_says(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # One behaviour for both doors: past the state limit the chance is unknown, the row says so
+    # (null, an empty csv field, "-" in the table) and the run goes on; its band is still read.
+    from triples import run
 
-    monkeypatch.setattr(difficulty, "p_random", too_many)
-    row = rate_batch(RateOptions("sum15", "high"), [3])[0]
-    with pytest.raises(BadInput) as caught:
-        rate_columns.random_play_chance(parse_variant("sum15"), row)
-    assert (
-        str(caught.value) == "--difficulty: seed 3 of sum15: p_random needs more than 200000 states from this position"
-    )
+    real = difficulty.p_random
+
+    def too_many_on_seed_3(table: Table, goal: int | None = None) -> float:
+        if table.codes()[:3] == dealt_codes_of_seed_3:
+            raise difficulty.TooManyStates(200_000)
+        return real(table, goal)
+
+    from triples.model.deal import seeded
+
+    dealt_codes_of_seed_3 = seeded(parse_variant("sum15"), 3).codes()[:3]
+    monkeypatch.setattr(difficulty, "p_random", too_many_on_seed_3)
+    row = rate_batch(RateOptions("sum15", "high", DIFFICULTY_COLUMNS), [3])[0]
+    assert row.extra["p_random"] is None and row.extra["band"] in ("easy", "medium", "hard")
+    assert run([["new", "g", 3, "sum15"], ["rating", "g"]])[1]["p_random"] is None
+    base = ["rate", "--variant", "sum15", "--seeds", "2-4", "--difficulty", "--jobs", "1"]
+    assert cli.main([*base, "--format", "jsonl"]) == 0
+    rows = [orjson.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [row["p_random"] is None for row in rows] == [False, True, False]
+    assert cli.main([*base, "--format", "csv"]) == 0
+    csv_rows = capsys.readouterr().out.splitlines()
+    assert csv_rows[2].split(",")[8] == "" and csv_rows[1].split(",")[8] != ""
+    assert cli.main(base) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[2].split()[8] == "-"
+    assert "p_random unknown (past the state limit) on 1 deal" in "\n".join(table)
+    # and a file holding such a row resumes
+    out = str(tmp_path / "rows.csv")
+    assert cli.main([*base, "--format", "csv", "--out", out]) == 0
+    assert cli.main([*base[:4], "2-5", *base[5:], "--format", "csv", "--out", out]) == 0
+    assert "resumed: 3 rows already in" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -230,13 +264,13 @@ def test_a_deal_too_large_for_p_random_is_one_line_of_error(monkeypatch: pytest.
     ],
 )
 def test_difficulty_implies_fair(fair: bool, difficult: bool, columns: tuple[str, ...]) -> None:
-    from triples.doors.rating.command import extra_columns_for
+    from triples.doors.rating.runs import extra_columns_for
 
     assert extra_columns_for(parse_variant("sum15"), fair, difficult) == columns
 
 
 def test_the_table_shows_p_random_to_four_places() -> None:
-    table = TextTable((*CORE_COLUMNS, *DIFFICULTY_COLUMNS))
-    line = table.line(row_of(7, 30, 36, 36, 0.123456, "medium"))
+    table = TextTable(columns_named((*CORE_COLUMNS, *DIFFICULTY_COLUMNS), 7))
+    line = line_of(table, row_of(7, 30, 36, 36, 0.123456, "medium"))
     assert line.split()[7:] == ["36", "0.1235", "medium"]
-    assert table.parse(line).extra == {"fair": 36, "p_random": 0.1235, "band": "medium"}
+    assert Row.from_values(table.parse(line)).extra == {"fair": 36, "p_random": 0.1235, "band": "medium"}

@@ -23,7 +23,8 @@ import pytest
 from tests import processes
 from tests.processes import EXIT_WITHIN, descendants, left_running, stopped, wait_for_rows
 from triples.doors.rating.interrupts import Stop, StopSignals
-from triples.doors.rating.rows import RateOptions, rate_batch, row_values
+from triples.doors.rating.rows import RateOptions, row_values
+from triples.doors.rating.seed_rows import rate_batch
 
 VARIANT, LAST = "classic", 99_999  # a range no run here finishes: the signal always lands mid-run
 EXECUTORS = {"jobs-1": ["--jobs", "1"], "jobs-2": ["--jobs", "2"], "local-2": ["--scheduler", "local:2"]}
@@ -146,10 +147,14 @@ def test_the_pool_hands_over_rows_finished_behind_a_slow_seed_on_a_stop(monkeypa
     """Seed 0 takes a minute; seeds 1-9 finish at once on the other worker. A stop after a
     second yields those nine (past the gap at seed 0), within a fraction of a second."""
     from triples.doors.rating import rows as rate_rows
+    from triples.doors.rating import seed_rows
     from triples.doors.rating.executors import ProcessPool
+    from triples.doors.rating.rows_file import Column
 
-    monkeypatch.setitem(rate_rows.COLUMNS, "slow", rate_rows.Column("slow", bool, 4))
-    monkeypatch.setitem(rate_rows.ANALYSES, "slow", lambda variant, row: time.sleep(60 if row.seed == 0 else 0) or True)
+    monkeypatch.setitem(rate_rows._COLUMNS, "slow", Column("slow", bool, 4))
+    monkeypatch.setitem(
+        seed_rows._ANALYSES, "slow", lambda variant, row: time.sleep(60 if row.seed == 0 else 0) or True
+    )
     stop = StopSignals()  # not entered: no handlers; the stop is set by hand below
     rated = ProcessPool(2).rate(RateOptions("sum15", "high", ("slow",)), [[0], [1, 2, 3], [4, 5, 6, 7, 8, 9]], stop)
     began = time.monotonic()

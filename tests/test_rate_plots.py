@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from triples.doors import cli
+from triples.doors.kit.exits import BadInput
 from triples.doors.rating import Row, Summary, plots
-from triples.doors.rating.errors import BadInput
 from triples.model.variants import parse_variant
 
 SVG = "{http://www.w3.org/2000/svg}"

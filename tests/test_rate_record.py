@@ -11,16 +11,17 @@ import pytest
 
 from triples import __version__
 from triples.doors import cli
-from triples.doors.rating.formats import JsonLines
 from triples.doors.rating.resume import check_resume, read_record
 from triples.doors.rating.rows import (
     PROVENANCE_COLUMNS,
     RECORD_COLUMNS,
     Provenance,
     RateOptions,
-    rate_batch,
+    line_of,
+    rate_format,
     row_values,
 )
+from triples.doors.rating.seed_rows import rate_batch
 
 REFUSAL_TAIL = "use the same options, or another file"
 
@@ -121,14 +122,14 @@ def test_a_file_that_does_not_say_what_made_its_rows_is_refused(
 
 def test_reading_a_record_changes_nothing_and_appending_mends_the_cut_line(tmp_path: Path) -> None:
     rows = rate_batch(RateOptions("sum15", "high"), [1, 2])
-    fmt = JsonLines(RECORD_COLUMNS)
+    fmt = rate_format("jsonl", RECORD_COLUMNS, 2)
     path = tmp_path / "rows"
-    whole = "".join(fmt.line(row) + "\n" for row in rows)
-    path.write_text(whole + fmt.line(rows[0])[:20])
+    whole = "".join(line_of(fmt, row) + "\n" for row in rows)
+    path.write_text(whole + line_of(fmt, rows[0])[:20])
     before = path.read_bytes()
     record = check_resume(str(path), rows[0].provenance, fmt, RECORD_COLUMNS)
     assert path.read_bytes() == before
-    assert (sorted(record.rows), record.whole_bytes, record.needs_header) == ([1, 2], len(whole), False)
+    assert (sorted(record.rows), record.file.whole_bytes, record.needs_header) == ([1, 2], len(whole), False)
     assert read_record(str(path), fmt).rows == record.rows
     assert record.rows[1].provenance == Provenance("sum15", "high", "none", __version__)
 

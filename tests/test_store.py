@@ -18,9 +18,9 @@ import pytest
 from triples import __version__
 from triples.doors import cli
 from triples.doors.kit.options import MAX_SEED
-from triples.doors.rating import rows as rate_rows
-from triples.doors.rating.columns import DIFFICULTY_COLUMNS
-from triples.doors.rating.rows import RateOptions, rate_batch, row_values
+from triples.doors.rating import seed_rows as rate_rows
+from triples.doors.rating.rows import DIFFICULTY_COLUMNS, RateOptions, row_values
+from triples.doors.rating.seed_rows import rate_batch
 from triples.doors.rating.store_backed import provenance_of
 from triples.store import SCHEMA_VERSION, Deal, Provenance, StoreError, open_store
 

@@ -189,6 +189,16 @@ class Store:
             for seed, data in self.connection.execute(query, (pid, first, last)):
                 yield seed, orjson.loads(data)
 
+    def stored_seeds(self, provenance: Provenance, first: int, last: int) -> Iterator[int]:
+        """The seeds of ``first``..``last`` with a stored row, in seed order."""
+        pid = self.provenance_id(provenance, create=False)
+        if pid is None:
+            return
+        query = "SELECT seed FROM rows WHERE provenance = ? AND seed >= ? AND seed <= ? ORDER BY seed"
+        with self.failures():
+            for (seed,) in self.connection.execute(query, (pid, first, last)):
+                yield seed
+
     def count(self, provenance: Provenance, first: int, last: int) -> int:
         pid = self.provenance_id(provenance, create=False)
         if pid is None:

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any
 
 from triples.doors.cli.reading import STDIN, report_error, write
 from triples.doors.kit.exits import (  # re-exported: tests name them as triples.doors.cli's
@@ -33,10 +33,8 @@ from triples.doors.kit.exits import (  # re-exported: tests name them as triples
     CommandError,
 )
 from triples.doors.kit.install import needs_extra
+from triples.doors.kit.parsing import ArgumentParser, UsageError
 from triples.doors.kit.process import tune_for_the_engines
-
-if TYPE_CHECKING:
-    from _typeshed import SupportsWrite
 
 __all__ = [
     "COMMANDS",
@@ -102,7 +100,7 @@ COMMANDS: dict[str, Command] = {
         Command("run", "apply operations and print their outputs (the default command)", "triples.doors.cli.run"),
         Command("record", "run a file of operations and print it as a replayable fixture", "triples.doors.cli.record"),
         Command("replay", "replay fixtures and report PASS or FAIL for each", "triples.doors.cli.replay"),
-        Command("rate", "rate seeds: autoplay and best score per deal, with a summary", "triples.doors.rating.command"),
+        Command("rate", "rate seeds: autoplay and best score per deal, with a summary", "triples.doors.rating.rate"),
         Command("pick", "pick the first deals of a difficulty band: easy, medium or hard", "triples.doors.rating.pick"),
         Command("sweep", "rate seeds under every combination of varied rules", "triples.doors.rating.sweep"),
         Command(
@@ -144,28 +142,6 @@ examples:
   echo '[["new","g",1],["status","g"]]' | triples run
   triples replay fixtures/*.json
   triples run --help"""
-
-
-class UsageError(Exception):
-    """A command line argparse refuses: reported on one line, ``<prog>: error: <message>``."""
-
-    def __init__(self, prog: str, message: str) -> None:
-        super().__init__(message)
-        self.prog = prog
-
-
-class ArgumentParser(argparse.ArgumentParser):
-    """argparse's parser, except that a usage error raises instead of printing the usage: the
-    usage is for --help, an error is one line."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(self.prog, message)
-
-    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
-        # argparse drops an OSError here; a reader gone before --help or --version is a closed
-        # pipe like any other (exit 141), so it is let through.
-        if message:
-            (file or sys.stderr).write(message)
 
 
 def build_parser(chosen: str | None) -> tuple[ArgumentParser, ArgumentParser | None]:

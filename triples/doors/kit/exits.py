@@ -25,3 +25,10 @@ class CommandError(Exception):
     def __init__(self, message: str, status: int = EXIT_BAD_INPUT) -> None:
         super().__init__(message)
         self.status = status
+
+
+class BadInput(CommandError):
+    """A request a command refuses: reported in one line, exit status 2."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, EXIT_BAD_INPUT)

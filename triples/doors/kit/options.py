@@ -1,5 +1,5 @@
-"""Argparse types shared by the commands: a seed range, a positive integer, a worker count, a
-scheduler, a positive number of seconds.
+"""The option parsers of every command, one of each: a seed range, a positive or non-negative
+integer, a worker count, a port, a positive number of seconds, a scheduler.
 
 Each is a function from the option's text to its value that raises
 ``argparse.ArgumentTypeError`` with a message naming the text, so argparse reports a refusal
@@ -80,14 +80,27 @@ def core_count() -> int:
     return os.cpu_count() or 1
 
 
+# Longer than any wait anyone means, and short enough for a clock's arithmetic.
+MOST_SECONDS = 1e9
+
+
 def positive_seconds(text: str) -> float:
+    """A positive, finite number of seconds (refuses nan, inf and anything past MOST_SECONDS)."""
     try:
         number = float(text)
     except ValueError:
         number = math.nan
-    if not (number > 0 and math.isfinite(number)):
+    if not (0 < number <= MOST_SECONDS):
         raise argparse.ArgumentTypeError(f"{text}: expected a positive number of seconds")
     return number
+
+
+def port(text: str) -> int:
+    """A TCP port, 0 (any free port) to 65535."""
+    stripped = text.strip()
+    if not (stripped.isdigit() and stripped.isascii() and int(stripped) <= 65535):
+        raise argparse.ArgumentTypeError(f"{text}: expected a port number from 0 to 65535")
+    return int(stripped)
 
 
 @dataclass(frozen=True)

@@ -34,21 +34,15 @@ from typing import Any
 import orjson
 
 from triples.doors.kit import options
-from triples.doors.kit.exits import EXIT_OK, CommandError
-from triples.doors.kit.variant_option import variant_help, variant_of_option
-from triples.doors.rating import command, store_backed
-from triples.doors.rating.columns import BAND, DIFFICULTY_COLUMNS, FAIR, P_RANDOM
-from triples.doors.rating.command import Request, executor_for
-from triples.doors.rating.errors import BadInput
+from triples.doors.kit.exits import EXIT_OK, BadInput
+from triples.doors.rating import runs, store_backed
 from triples.doors.rating.executors import batches
 from triples.doors.rating.interrupts import Stop, StopSignals
 from triples.doors.rating.pick import PICK_BATCH, STRATEGY, check_band_possible
-from triples.doors.rating.rows import RateOptions, Row
+from triples.doors.rating.rows import BAND, DIFFICULTY_COLUMNS, FAIR, P_RANDOM, Row
 from triples.engines.difficulty import BANDS
 from triples.model.variant import Variant
-from triples.model.variants import DEFAULT_VARIANT
 from triples.store import Deal, Store
-from triples.support.errors import TriplesError
 
 # Shown by ``triples calendar --help`` (the command line finds them here by the module's name).
 DESCRIPTION = """\
@@ -68,14 +62,14 @@ examples:
 PROG = "triples calendar"
 DEFAULT_SEEDS = "1-10000"
 EXIT_RAN_OUT = 1
-FORMATS = ("table", "jsonl", "csv")
+
 ROW_COLUMNS = ("date", "variant", "seed", "band", "best", "fair", "p_random")
 IN_MEMORY = ":memory:"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``triples calendar``; values are checked by ``main`` (one line, exit 2)."""
-    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=variant_help(DEFAULT_VARIANT))
+    runs.add_variant_option(parser)
     parser.add_argument("--start", metavar="YYYY-MM-DD", required=True, help="the first date (required)")
     parser.add_argument(
         "--days", metavar="N", type=options.positive_int, required=True, help="how many dates from --start (required)"
@@ -87,12 +81,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="comma list of easy, medium, hard: seven are Monday to Sunday; any other number "
         "repeats from the start date (required)",
     )
-    parser.add_argument(
-        "--seeds",
-        metavar="A-B",
-        type=options.seed_range,
-        default=DEFAULT_SEEDS,
-        help=f"seeds to draw from, lowest first (default {DEFAULT_SEEDS})",
+    runs.add_seeds_option(
+        parser, help=f"seeds to draw from, lowest first (default {DEFAULT_SEEDS})", default=DEFAULT_SEEDS
     )
     parser.add_argument(
         "--min-best",
@@ -100,14 +90,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=options.non_negative_int,
         help="only deals where best play clears at least K cards",
     )
-    parser.add_argument(
-        "--db", metavar="FILE", help="the store that keeps the calendar and the ratings (without it nothing is kept)"
-    )
-    parser.add_argument("--format", default="table", choices=FORMATS, help="row format (default table)")
-    parser.add_argument(
-        "--jobs", metavar="N", type=options.jobs, help="worker processes for rating (default: the core count)"
-    )
-    command.one_line_errors(parser, PROG)
+    runs.add_db_option(parser, "the store that keeps the calendar and the ratings (without it nothing is kept)")
+    runs.add_format_option(parser)
+    runs.add_jobs_option(parser)
 
 
 @dataclass(frozen=True)
@@ -129,7 +114,9 @@ class Plan:
         return self.pattern[(day - self.dates[0]).days % len(self.pattern)]
 
     def accepts(self, row: Row) -> bool:
-        return row.best >= self.min_best
+        # A deal whose p_random is unknown (past the state limit) is not published: every day
+        # shows its chance for random play.
+        return row.best >= self.min_best and row.value(P_RANDOM) is not None
 
 
 def parse_date(text: str) -> date:
@@ -150,10 +137,7 @@ def parse_pattern(text: str) -> tuple[str, ...]:
 
 
 def parse_plan(args: argparse.Namespace) -> Plan:
-    try:
-        variant = variant_of_option(args.variant)
-    except TriplesError as exc:
-        raise BadInput(str(exc)) from None
+    variant = runs.variant_of(args.variant)
     start = parse_date(args.start)
     days: int = args.days
     try:
@@ -173,13 +157,10 @@ def parse_plan(args: argparse.Namespace) -> Plan:
 
 
 def main(args: argparse.Namespace) -> int:
-    try:
-        plan = parse_plan(args)
-        with store_backed.opened(plan.db or IN_MEMORY) as store, StopSignals() as signals:
-            assert store is not None
-            return run(plan, store, signals)
-    except CommandError as exc:
-        return command.fail(str(exc), PROG, exc.status)
+    plan = parse_plan(args)
+    with store_backed.opened(plan.db or IN_MEMORY) as store, StopSignals() as signals:
+        assert store is not None
+        return run(plan, store, signals)
 
 
 def run(plan: Plan, store: Store, signals: StopSignals) -> int:
@@ -267,18 +248,17 @@ class Filler:
         """The rows of the range in seed order (skipping seeds the calendar uses), looked up or
         rated, with a progress bar counting the rated ones."""
         plan = self.plan
-        rate_options = RateOptions(plan.variant.name, STRATEGY, DIFFICULTY_COLUMNS)
-        count = plan.last - plan.first + 1
-        request = Request(
+        request = runs.Request(
             plan.variant, STRATEGY, plan.first, plan.last, plan.jobs, "jsonl", None, extra_columns=DIFFICULTY_COLUMNS
         )
-        unrated = store_backed.to_rate(self.store, rate_options, plan.first, plan.last, count)
-        with executor_for(request, unrated, self.signals) as (inner, size):
+        rate_options = request.rate_options
+        unrated = store_backed.to_rate(self.store, rate_options, request.seeds, frozenset(used))
+        with runs.executor_for(request, unrated, self.signals) as (inner, size):
             executor = store_backed.StoreBacked(inner, self.store)
             self.executor = executor
             todo = (seed for seed in range(plan.first, plan.last + 1) if seed not in used)
             results = executor.rate(rate_options, batches(todo, min(size, PICK_BATCH)), self.signals)
-            bar = command.progress_bar(unrated, f"{plan.variant.name} calendar")
+            bar = runs.progress_bar(unrated, f"{plan.variant.name} calendar")
             try:
                 for found in results:
                     if bar is not None:

@@ -35,11 +35,12 @@ import dask
 from distributed import Client, Future, KilledWorker, LocalCluster
 from distributed.comm.core import connect as open_comm
 
+from triples.doors.kit.exits import BadInput, CommandError
 from triples.doors.kit.process import tune_for_the_engines
-from triples.doors.rating.errors import BadInput, ClusterError
 from triples.doors.rating.executors import BATCHES_IN_FLIGHT_PER_JOB, POLL
 from triples.doors.rating.interrupts import StopSignals
-from triples.doors.rating.rows import RateOptions, Row, installed_version, rate_rows
+from triples.doors.rating.rows import RateOptions, Row, installed_version
+from triples.doors.rating.seed_rows import rate_rows
 
 # Dask's own reports (a worker lost and restarted, a closing comm) would mix with the summary
 # on stderr; what matters of them reaches the user as rows, or as one error line.
@@ -52,6 +53,11 @@ LOCAL_CONFIG = {
     "distributed.worker.profile.enabled": False,
     "distributed.scheduler.worker-saturation": math.inf,
 }
+
+
+class ClusterError(CommandError):
+    """The cluster could not do the work (its workers lack triples, or keep dying on a batch):
+    reported in one line, exit status 2."""
 
 
 # A task of one cheap batch (100 classic seeds rate in about 20 ms) is mostly the round trip

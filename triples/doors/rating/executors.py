@@ -27,7 +27,8 @@ from multiprocessing.process import BaseProcess
 from typing import Protocol, cast
 
 from triples.doors.rating.interrupts import NEVER, StopSignals, die_with_parent
-from triples.doors.rating.rows import RateOptions, Row, rate_batch, rate_rows
+from triples.doors.rating.rows import RateOptions, Row
+from triples.doors.rating.seed_rows import rate_batch, rate_rows
 from triples.engines.strategies import strategy_named
 from triples.model.variant import Variant
 

@@ -22,21 +22,16 @@ from dataclasses import dataclass
 from typing import IO
 
 from triples.doors.kit import options
-from triples.doors.kit.exits import EXIT_OK, CommandError
-from triples.doors.kit.variant_option import variant_help, variant_of_option
-from triples.doors.rating import command, plots, store_backed
-from triples.doors.rating.columns import BAND, DIFFICULTY_COLUMNS, has_random_play_chance
-from triples.doors.rating.command import Request, executor_for, open_sink, progress_bar, resumed_rows, write_rows
-from triples.doors.rating.errors import BadInput
+from triples.doors.kit.exits import EXIT_OK, BadInput
+from triples.doors.rating import plots, runs
 from triples.doors.rating.executors import Executor, batches
-from triples.doors.rating.formats import FORMATS, RowFormat
 from triples.doors.rating.interrupts import Stop, StopSignals
-from triples.doors.rating.rows import RateOptions, Row
+from triples.doors.rating.rows import BAND, DIFFICULTY_COLUMNS, RateOptions, Row, line_of
+from triples.doors.rating.rows_file import RowsFormat
+from triples.doors.rating.seed_rows import has_random_play_chance
 from triples.doors.rating.summary import Summary
 from triples.engines.difficulty import BANDS
 from triples.model.variant import Variant
-from triples.model.variants import DEFAULT_VARIANT
-from triples.support.errors import TriplesError
 
 # Shown by ``triples pick --help`` (the command line finds them here by the module's name).
 DESCRIPTION = """\
@@ -60,19 +55,13 @@ EXIT_FEWER_FOUND = 1  # as grep's "no match": the run went well, the range held 
 WIDER = 1.5  # how much more than the observed rate says a suggested range allows for
 
 
-def fail(message: str, status: int) -> int:
-    return command.fail(message, PROG, status)
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``triples pick``; a refusal is one line and exit status 2."""
-    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=variant_help(DEFAULT_VARIANT))
-    parser.add_argument(
-        "--seeds",
-        metavar="A-B",
-        type=options.seed_range,
-        required=True,
+    """The options of ``triples pick``."""
+    runs.add_variant_option(parser)
+    runs.add_seeds_option(
+        parser,
         help=f"inclusive seed range to look in, in order, seeds from 0 to {options.MAX_SEED} (required)",
+        required=True,
     )
     parser.add_argument("--band", choices=BANDS, required=True, help="the difficulty band wanted (required)")
     parser.add_argument(
@@ -86,17 +75,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="only deals where best play clears at least K cards",
     )
     parser.add_argument("--winnable", action="store_true", help="only deals that best play clears entirely")
-    parser.add_argument("--format", default="table", choices=FORMATS, help="row format (default table)")
+    runs.add_format_option(parser)
     parser.add_argument(
         "--out",
         metavar="FILE",
         help="keep every rated row in FILE (in --format), and reuse the rows already in it "
         "(refused if they were made otherwise)",
     )
-    parser.add_argument("--jobs", metavar="N", type=options.jobs, help="worker processes (default: the core count)")
-    parser.add_argument("--db", metavar="FILE", help=store_backed.DB_HELP)
+    runs.add_jobs_option(parser)
+    runs.add_db_option(parser)
     parser.add_argument("--plot", metavar="FILE", help=plots.PLOT_HELP.replace("of the run", "of the deals looked at"))
-    command.one_line_errors(parser, PROG)
 
 
 @dataclass(frozen=True)
@@ -120,11 +108,8 @@ class Wanted:
         return self.band + (f" ({', '.join(filters)})" if filters else "")
 
 
-def parse_pick(args: argparse.Namespace) -> tuple[Request, Wanted]:
-    try:
-        variant = variant_of_option(args.variant)
-    except TriplesError as exc:
-        raise BadInput(str(exc)) from None
+def parse_pick(args: argparse.Namespace) -> tuple[runs.Request, Wanted]:
+    variant = runs.variant_of(args.variant)
     check_band_possible(variant, args.band)
     seeds: options.SeedRange = args.seeds
     min_best = 0 if args.min_best is None else args.min_best
@@ -132,7 +117,7 @@ def parse_pick(args: argparse.Namespace) -> tuple[Request, Wanted]:
         raise BadInput(f"--min-best {min_best}: {variant.name} has only {variant.deck_size} cards")
     jobs = options.core_count() if args.jobs is None else args.jobs
     plot = None if args.plot is None else plots.checked_plot_path(args.plot)
-    request = Request(
+    request = runs.Request(
         variant, STRATEGY, seeds.first, seeds.last, jobs, args.format, args.out,
         extra_columns=DIFFICULTY_COLUMNS, plot=plot,
     )  # fmt: skip
@@ -157,42 +142,23 @@ def check_band_possible(variant: Variant, band: str) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    try:
-        request, wanted = parse_pick(args)
-        record = command.resume_from(request)
-        resumed = resumed_rows(request, record)
-        enough = enough_by(resumed, wanted, request)
-        stop = request.last if enough is None else enough
-        resumed = [row for row in resumed if row.seed <= stop]
+    request, wanted = parse_pick(args)
+    record = runs.resume_from(request)
+    resumed = runs.resumed_rows(request, record)
+    enough = enough_by(resumed, wanted, request)
+    stop = request.last if enough is None else enough
+    resumed = [row for row in resumed if row.seed <= stop]
+    done = frozenset(row.seed for row in resumed)
+    with runs.rating_run(PROG, request, args.db, range(request.first, stop + 1), done, record) as run:
         todo_count = stop - request.first + 1 - len(resumed)
-        rate_options = RateOptions(request.variant.name, request.strategy, request.extra_columns)
-        with (
-            store_backed.opened(args.db) as store,
-            StopSignals() as signals,
-            executor_for(
-                request, store_backed.to_rate(store, rate_options, request.first, stop, todo_count), signals
-            ) as (
-                executor,
-                size,
-            ),
-            open_sink(request, record) as sink,
-        ):
-            executor = store_backed.backed(executor, store)
-            if request.out is not None and record.needs_header and todo_count:
-                sink.write(record.format.header() + "\n")
-            todo = (seed for seed in range(request.first, stop + 1) if seed not in record.rows)
-            size = min(size, PICK_BATCH)
-            batched = (todo_count, batches(todo, size))
-            status = pick(request, wanted, record.format, resumed, batched, executor, sink, signals)
-            store_backed.report(executor)
-            return status
-    except CommandError as exc:
-        return fail(str(exc), exc.status)
-    except Stop as stopped:  # while the cluster was starting (pick has no --scheduler yet)
-        command.stopped_before_rating(stopped, PROG)
+        if request.out is not None and record.needs_header and todo_count:
+            run.sink.write(record.format.header() + "\n")
+        todo = (seed for seed in range(request.first, stop + 1) if seed not in record.rows)
+        batched = (todo_count, batches(todo, min(run.batch_size, PICK_BATCH)))
+        return pick(request, wanted, record.format, resumed, batched, run)
 
 
-def enough_by(resumed: list[Row], wanted: Wanted, request: Request) -> int | None:
+def enough_by(resumed: list[Row], wanted: Wanted, request: runs.Request) -> int | None:
     """The seed by which the resumed rows alone hold ``wanted.count`` picks: no later seed can be
     among the first picks, so none needs rating. None when they hold fewer."""
     found = 0
@@ -207,7 +173,7 @@ def rated_rows(
     executor: Executor,
     rate_options: RateOptions,
     todo: Iterator[list[int]],
-    fmt: RowFormat,
+    fmt: RowsFormat,
     sink: IO[str] | None,
     signals: StopSignals,
 ) -> Generator[Row, None, None]:
@@ -216,7 +182,7 @@ def rated_rows(
     try:
         for rows in results:
             if sink is not None:
-                write_rows(sink, [fmt.line(row) for row in rows], None)
+                runs.write_rows(sink, [line_of(fmt, row) for row in rows], None)
             yield from rows
     finally:
         close = getattr(results, "close", None)  # a pool's generator: shut the pool down now
@@ -225,23 +191,22 @@ def rated_rows(
 
 
 def pick(
-    request: Request,
+    request: runs.Request,
     wanted: Wanted,
-    fmt: RowFormat,
+    fmt: RowsFormat,
     resumed: list[Row],
     todo: tuple[int, Iterator[list[int]]],
-    executor: Executor,
-    sink: IO[str],
-    signals: StopSignals,
+    run: runs.RatingRun,
 ) -> int:
     """Walk the rows of the range in seed order (resumed and freshly rated, merged) until
     ``wanted.count`` are picked; print the picks and report."""
+    executor, sink, signals = run.executor, run.sink, run.signals
     count, todo_batches = todo
     rate_options = RateOptions(request.variant.name, request.strategy, request.extra_columns)
     summary = Summary(request.variant, request.strategy)
     picked: list[Row] = []
     rated = rated_rows(executor, rate_options, todo_batches, fmt, sink if request.out is not None else None, signals)
-    bar = progress_bar(count, f"{request.variant.name} {wanted.band}")
+    bar = runs.progress_bar(count, f"{request.variant.name} {wanted.band}")
     looked_last, fresh = request.first - 1, 0
     resumed_seeds = frozenset(row.seed for row in resumed)
     try:
@@ -272,15 +237,15 @@ def pick(
     return EXIT_OK if len(picked) == wanted.count else EXIT_FEWER_FOUND
 
 
-def show_picks(fmt: RowFormat, picked: list[Row]) -> None:
+def show_picks(fmt: RowsFormat, picked: list[Row]) -> None:
     lines = [fmt.header()] if fmt.has_header else []
-    lines += [fmt.line(row) for row in picked]
+    lines += [line_of(fmt, row) for row in picked]
     sys.stdout.write("".join(line + "\n" for line in lines))
     sys.stdout.flush()
 
 
 def report(
-    request: Request,
+    request: runs.Request,
     wanted: Wanted,
     summary: Summary,
     looked: str,
@@ -308,10 +273,10 @@ def report(
         )
     elif len(picked) < wanted.count:
         lines.append(fewer_found(request, wanted, len(picked), summary.deals))
-    command.show_report(lines, sys.stderr, blank_first=False)
+    runs.show_report(lines, sys.stderr, blank_first=False)
 
 
-def fewer_found(request: Request, wanted: Wanted, found: int, looked: int) -> str:
+def fewer_found(request: runs.Request, wanted: Wanted, found: int, looked: int) -> str:
     """The fewer-found line: with some found, a range estimated from the share seen to hold the
     count; with none, that the band may be rare or absent, so a wider range may not help."""
     deals = "deal" if found == 1 else "deals"

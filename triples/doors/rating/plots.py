@@ -13,8 +13,8 @@ import importlib.util
 import os
 from typing import TYPE_CHECKING
 
+from triples.doors.kit.exits import BadInput
 from triples.doors.kit.install import install_hint
-from triples.doors.rating.errors import BadInput
 from triples.doors.rating.summary import P_RANDOM_BINS, Summary
 
 if TYPE_CHECKING:

@@ -1,41 +1,23 @@
-"""What a row of ``triples rate`` is, and how one seed is rated into one.
+"""What a row of ``triples rate`` is: its columns, the ``Row`` of one seed, and what made it.
 
-Each seed is dealt twice from the same shuffle, exactly as ``["new", id, seed, variant]`` deals
-it: one table is played out by the strategy, the other goes to the exact search.
-
-Every row has the core columns. Further columns are registered here by name with the analysis
-that computes them (``register_column``); a run asks for the ones it wants in
-``RateOptions.columns``, and the formats write whichever columns they are given.
+Every row has the core columns; ``--fair`` and ``--difficulty`` add the opt-in columns ``fair``,
+``p_random`` and ``band`` (computed by ``triples.doors.rating.seed_rows``); every kept row ends
+with what made it (``Provenance``). All of them are declared here, once, in ``COLUMNS``: the
+formats of ``triples.doors.rating.rows_file`` write whichever of them a run asks for.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any, cast
 
-from triples.engines import search
-from triples.engines.strategies import Strategy, play_out, strategy_named
-from triples.model.deal import seeded
-from triples.model.variant import Variant
-from triples.model.variants import parse_variant
+from triples.doors.rating.rows_file import Column, RowsFormat, Value, format_named
 
 # The one record of what made a row; re-exported, as rate names it with the rows.
 from triples.store import PROVENANCE_COLUMNS as PROVENANCE_COLUMNS
 from triples.store import Provenance as Provenance
-
-Value = int | float | bool | str
-Kind = type[int] | type[float] | type[bool] | type[str]
-
-
-@dataclass(frozen=True)
-class Column:
-    name: str
-    kind: Kind
-    width: int  # in the text table
-    per_run: bool = False  # depends on the machine or the run, not on the deal: left out when rows are compared
-    digits: int = 2  # a float's decimals in the text table
 
 
 @dataclass(frozen=True)
@@ -76,8 +58,15 @@ CORE_COLUMNS: tuple[str, ...] = ("seed", "autoplay", "best", "gap", "won", "stat
 # What a new jsonl or csv file holds without opt-in columns (they go between the two parts).
 RECORD_COLUMNS: tuple[str, ...] = (*CORE_COLUMNS, *PROVENANCE_COLUMNS)
 
-# Every column a row can carry, in the order they are written.
-COLUMNS: dict[str, Column] = {
+FAIR = "fair"
+P_RANDOM = "p_random"
+BAND = "band"
+# What --fair and --difficulty add to a row, in the order the columns are computed and written.
+FAIR_COLUMNS: tuple[str, ...] = (FAIR,)
+DIFFICULTY_COLUMNS: tuple[str, ...] = (FAIR, P_RANDOM, BAND)
+
+# Every column a row can carry, in the order they are written; read-only once loaded.
+_COLUMNS: dict[str, Column] = {
     column.name: column
     for column in (
         Column("seed", int, 4),
@@ -91,11 +80,18 @@ COLUMNS: dict[str, Column] = {
         Column("strategy", str, 9),
         Column("analyses", str, 10),
         Column("version", str, 8, per_run=True),
+        Column(FAIR, int, 4),
+        # None when random play has more ways to go than the state limit lets be counted.
+        Column(P_RANDOM, float, 8, digits=4, optional=True),
+        Column(BAND, str, 6),
     )
 }
-# The name of each set of opt-in columns in the ``analyses`` column (triples.doors.rating.columns adds
-# ``fair`` and ``difficulty``); any other set is named by its columns joined with "+".
-NAMED_ANALYSES: dict[tuple[str, ...], str] = {(): "none"}
+COLUMNS: Mapping[str, Column] = MappingProxyType(_COLUMNS)
+# The name of each set of opt-in columns in the ``analyses`` column; any other set is named by
+# its columns joined with "+".
+NAMED_ANALYSES: Mapping[tuple[str, ...], str] = MappingProxyType(
+    {(): "none", FAIR_COLUMNS: "fair", DIFFICULTY_COLUMNS: "difficulty"}
+)
 
 
 def analyses_name(columns: tuple[str, ...]) -> str:
@@ -105,19 +101,6 @@ def analyses_name(columns: tuple[str, ...]) -> str:
 def record_columns(analyses: tuple[str, ...]) -> tuple[str, ...]:
     """The columns of a kept row: the core, the opt-in columns, then what made the row."""
     return (*CORE_COLUMNS, *analyses, *PROVENANCE_COLUMNS)
-
-
-Analysis = Callable[[Variant, Row], Value]
-"""An opt-in column's value for one seed, from the variant and the seed's row so far: its core
-columns and the opt-in columns listed before this one (so a column can build on another)."""
-
-ANALYSES: dict[str, Analysis] = {}
-
-
-def register_column(column: Column, analysis: Analysis) -> None:
-    """Make ``column`` known to the formats and computable on request."""
-    COLUMNS[column.name] = column
-    ANALYSES[column.name] = analysis
 
 
 def is_column_list(names: tuple[str, ...]) -> bool:
@@ -145,53 +128,21 @@ def installed_version() -> str:
     return __version__
 
 
-def rate_seed(variant: Variant, choose: Strategy, seed: int, made: Provenance | None = None) -> Row:
-    """The core columns of a seed's row (``ms``: their cost), marked as ``made``."""
-    made = made or Provenance("", "", "", "")
-    start = time.perf_counter()
-    played = seeded(variant, seed)
-    result = search.analyse(played)  # only reads the table, so the same deal is then played out
-    play_out(played, choose)
-    ms = (time.perf_counter() - start) * 1000.0
-    return Row(
-        seed=seed,
-        autoplay=played.cleared,
-        best=result.best,
-        gap=result.best - played.cleared,
-        won=result.best == variant.deck_size,
-        states=result.states,
-        ms=round(ms, 3),
-        version=made.version,
-        variant=made.variant,
-        strategy=made.strategy,
-        analyses=made.analyses,
-    )
-
-
-def rate_batch(options: RateOptions, seeds: list[int]) -> list[Row]:
-    """The rows of a batch of seeds: the task that every executor runs, wherever it runs."""
-    return list(rate_rows(options, seeds))
-
-
-def rate_rows(options: RateOptions, seeds: list[int]) -> Iterator[Row]:
-    """Each seed's whole row as soon as it is done; its ``ms`` covers the opt-in columns too."""
-    variant = parse_variant(options.variant)
-    choose = strategy_named(options.strategy)
-    made = options.provenance(installed_version())
-    analyses = [(name, ANALYSES[name]) for name in options.columns]
-    for seed in seeds:
-        start = time.perf_counter()
-        row = with_analyses(variant, rate_seed(variant, choose, seed, made), analyses)
-        yield replace(row, ms=round((time.perf_counter() - start) * 1000.0, 3))
-
-
-def with_analyses(variant: Variant, row: Row, analyses: list[tuple[str, Analysis]]) -> Row:
-    """The row with each analysis's column added in turn; each sees the columns before it."""
-    for name, analysis in analyses:
-        row = Row.from_values({**row_values(row), name: analysis(variant, row)})
-    return row
-
-
 def row_values(row: Row) -> dict[str, Value]:
     made = {name: getattr(row, name) for name in PROVENANCE_COLUMNS}
     return {**{name: row.value(name) for name in CORE_COLUMNS}, **made, **row.extra}
+
+
+def rate_columns(names: tuple[str, ...], last_seed: int) -> tuple[Column, ...]:
+    """The columns of these names, the seed's as wide as the range's last seed."""
+    seed_width = max(4, len(str(last_seed)))
+    return tuple(replace(COLUMNS[name], width=seed_width) if name == "seed" else COLUMNS[name] for name in names)
+
+
+def rate_format(name: str, names: tuple[str, ...], last_seed: int) -> RowsFormat:
+    """The format ``name`` over the columns of these names (see ``rate_columns``)."""
+    return format_named(name, rate_columns(names, last_seed))
+
+
+def line_of(fmt: RowsFormat, row: Row) -> str:
+    return fmt.line(row_values(row))

@@ -24,7 +24,7 @@ from dataclasses import asdict
 from functools import partial
 from typing import TypeVar
 
-from triples.doors.rating.errors import BadInput
+from triples.doors.kit.exits import BadInput
 from triples.doors.rating.executors import MAX_BATCH, Executor
 from triples.doors.rating.interrupts import StopSignals
 from triples.doors.rating.rows import PROVENANCE_COLUMNS, RateOptions, Row, installed_version, row_values
@@ -175,11 +175,18 @@ def opened(path: str | None) -> Iterator[Store | None]:
         yield store
 
 
-def to_rate(store: Store | None, options: RateOptions, first: int, last: int, count: int) -> int:
-    """How many of ``count`` seeds in ``first``..``last`` are left to rate once the store is used."""
-    if store is None:
-        return count
-    return max(0, count - in_store(partial(store.count, provenance_of(options), first, last)))
+def to_rate(store: Store | None, options: RateOptions, seeds: range, resumed: frozenset[int]) -> int:
+    """How many ``seeds`` are left to rate: neither ``resumed`` (already in the rows file) nor,
+    with a store, stored. A seed in both the file and the store is counted out once."""
+    left = len(seeds) - sum(1 for seed in resumed if seed in seeds)
+    if store is None or not seeds:
+        return left
+    provenance = provenance_of(options)
+
+    def stored_anew() -> int:
+        return sum(1 for seed in store.stored_seeds(provenance, seeds.start, seeds.stop - 1) if seed not in resumed)
+
+    return max(0, left - in_store(stored_anew))
 
 
 def backed(executor: Executor, store: Store | None) -> Executor:

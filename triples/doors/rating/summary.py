@@ -12,8 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
-from triples.doors.rating.columns import BAND, FAIR, P_RANDOM
-from triples.doors.rating.rows import Row
+from triples.doors.rating.rows import BAND, FAIR, P_RANDOM, Row
 from triples.engines.difficulty import BANDS
 from triples.model.variant import Variant
 
@@ -75,6 +74,8 @@ class Summary:
     band_deals: int = 0  # rows with a band column
     band_counts: Counter[str] = field(default_factory=Counter)  # by band (BANDS)
     p_random_totals: dict[str, float] = field(default_factory=lambda: dict.fromkeys(BANDS, 0.0))
+    p_random_counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(BANDS, 0))
+    p_random_unknown: int = 0  # deals whose p_random was past the state limit
     p_random_bins: dict[str, list[int]] = field(default_factory=lambda: {b: [0] * P_RANDOM_BINS for b in BANDS})
 
     def add(self, row: Row) -> None:
@@ -94,11 +95,15 @@ class Summary:
             self.fair_wins += fair == self.variant.deck_size
             self.fair_counts[fair] += 1
         band, chance = row.extra.get(BAND), row.extra.get(P_RANDOM)
-        if isinstance(band, str) and band in BANDS and isinstance(chance, float):
+        if isinstance(band, str) and band in BANDS:
             self.band_deals += 1
             self.band_counts[band] += 1
-            self.p_random_totals[band] += chance
-            self.p_random_bins[band][p_random_bin(chance)] += 1
+            if isinstance(chance, float):
+                self.p_random_counts[band] += 1
+                self.p_random_totals[band] += chance
+                self.p_random_bins[band][p_random_bin(chance)] += 1
+            else:  # past the state limit: the chance is unknown, the band is not
+                self.p_random_unknown += 1
 
     @property
     def mean_autoplay(self) -> float:
@@ -117,8 +122,8 @@ class Summary:
         return self.fair_total / self.fair_deals
 
     def mean_p_random(self, band: str) -> float | None:
-        """The mean p_random of the band's deals; None when it has none."""
-        count = self.band_counts[band]
+        """The mean p_random of the band's deals; None when it has none with a known chance."""
+        count = self.p_random_counts[band]
         return self.p_random_totals[band] / count if count else None
 
     def band_lines(self) -> list[str]:
@@ -128,6 +133,9 @@ class Summary:
             chance = "-" if mean is None else f"{mean:.4f}"
             share = rate_with_interval(self.band_counts[band], self.band_deals)
             lines.append(f"band {band}: {share}; mean p_random {chance}")
+        if self.p_random_unknown:
+            deals = "deal" if self.p_random_unknown == 1 else "deals"
+            lines.append(f"p_random unknown (past the state limit) on {self.p_random_unknown} {deals}")
         return lines
 
     def histogram_lines(self) -> list[str]:

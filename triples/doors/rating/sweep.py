@@ -19,20 +19,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import IO
 
-from triples.doors.kit.exits import EXIT_OK, CommandError
-from triples.doors.rating import command, plots, store_backed
-from triples.doors.rating.columns import DIFFICULTY_COLUMNS, FAIR_COLUMNS
-from triples.doors.rating.command import Request, executor_for, progress_bar, write_rows
-from triples.doors.rating.errors import BadInput
+from triples.doors.kit.exits import EXIT_OK, BadInput
+from triples.doors.rating import plots, runs
 from triples.doors.rating.executors import Executor, batches
 from triples.doors.rating.interrupts import Stop, StopSignals
-from triples.doors.rating.rows import RateOptions
+from triples.doors.rating.rows import DIFFICULTY_COLUMNS, FAIR_COLUMNS, RateOptions
+from triples.doors.rating.rows_file import Column, RowsFile, RowsFormat, format_named, open_for_append
 from triples.doors.rating.summary import Summary, speed_line
 from triples.doors.rating.sweep_rows import (
     MEASURES,
     TEXT_FIELDS,
-    Column,
-    Format,
     SweepRecord,
     SweepRow,
     check_same_run,
@@ -64,7 +60,7 @@ VARY_EXAMPLE = "like target=18..22, deck=standard,numeric or court=10/10/10,11/1
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """rate's options, then the sweep's own; values are checked by ``main`` (one line, exit 2)."""
-    command.add_arguments(parser)
+    runs.add_rate_options(parser)
     options = parser._option_string_actions  # rate's help, reworded where the sweep differs
     options["--variant"].help = "the base the varied fields are laid over: " + str(options["--variant"].help)
     options["--out"].help = "write rows to FILE, skipping rule sets already in it"
@@ -84,7 +80,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="M",
         help=f"what --plot draws: {', '.join(MEASURES)} (default {DEFAULT_MEASURE})",
     )
-    command.one_line_errors(parser, PROG)
 
 
 @dataclass(frozen=True)
@@ -102,7 +97,7 @@ class RuleSet:
 
 @dataclass(frozen=True)
 class Sweep:
-    request: Request  # rate's request for the base: seeds, strategy, executors, format, --out
+    request: runs.Request  # rate's request for the base: seeds, strategy, executors, format, --out
     varies: tuple[Vary, ...]
     rule_sets: tuple[RuleSet, ...]
     columns: tuple[Column, ...]
@@ -159,7 +154,7 @@ def rule_sets_of(base: Variant, varies: tuple[Vary, ...], fair: bool, difficulty
             variant = parse_variant({**over, **varied})
         except TriplesError as exc:
             raise BadInput(f"rule set {label}: {exc}") from None
-        command.extra_columns_for(variant, fair, difficulty)
+        runs.extra_columns_for(variant, fair, difficulty)
         found.append(RuleSet(varied, variant))
     return tuple(found)
 
@@ -172,7 +167,7 @@ def parse_sweep(args: argparse.Namespace) -> Sweep:
     # rate's checks of the shared options; --fair and --difficulty are checked on each rule set
     # (the base alone may be out of reach where the rule sets are not, or the other way round).
     shared = {**vars(args), "plot": None, "fair": False, "difficulty": False}
-    request = command.parse_request(argparse.Namespace(**shared))
+    request = runs.request_of(argparse.Namespace(**shared))
     if not args.vary:
         raise BadInput(f"--vary FIELD=VALUES is required, {VARY_EXAMPLE}")
     varies = tuple(parse_vary(text) for text in args.vary)
@@ -205,48 +200,31 @@ def checked_measure(args: argparse.Namespace, columns: set[str], varied: int) ->
 
 
 def main(args: argparse.Namespace) -> int:
-    try:
-        sweep = parse_sweep(args)
-        request = sweep.request
-        fmt = Format(request.format, sweep.columns)
-        record = SweepRecord({}, fmt.has_header, None) if request.out is None else read_done(request.out, fmt)
-        done = record.rows
-        if request.out is not None:
-            check_same_run(request.out, done, request.strategy, sweep.seeds_text)
-        todo = [rule_set for rule_set in sweep.rule_sets if rule_set.variant.name not in done]
-        per_rule_set = request.last - request.first + 1
-        with (
-            store_backed.opened(args.db) as store,
-            StopSignals() as stop,
-            executor_for(request, per_rule_set if todo else 0, stop) as (executor, size),
-            open_out(request.out, record.whole_bytes) as sink,
-        ):
-            executor = store_backed.backed(executor, store)  # --db: each rule set's stored rows are looked up
-            if record.needs_header:
-                sink.write(fmt.header() + "\n")
-            status = run(sweep, fmt, done, todo, (executor, size), sink, stop)
-            store_backed.report(executor)
-            return status
-    except CommandError as exc:
-        return command.fail(str(exc), PROG, exc.status)
-    except Stop as stopped:  # while the cluster was starting: no rule set was rated
-        command.stopped_before_rating(stopped, PROG)
+    sweep = parse_sweep(args)
+    request = sweep.request
+    fmt = format_named(request.format, sweep.columns)
+    record = SweepRecord({}, RowsFile("", fmt, needs_header=fmt.has_header))
+    if request.out is not None:
+        record = read_done(request.out, fmt)
+        check_same_run(request.out, record.rows, request.strategy, sweep.seeds_text)
+    todo = [rule_set for rule_set in sweep.rule_sets if rule_set.variant.name not in record.rows]
+    # Each rule set is rated on its own, so the executor is sized for one rule set's seeds; with
+    # --db, each rule set's stored rows are looked up as its batches come.
+    seeds = request.seeds if todo else range(0)
+    with runs.rating_run(PROG, request, args.db, seeds, frozenset(), None) as run, open_out(record.file) as sink:
+        if record.file.needs_header:
+            sink.write(fmt.header() + "\n")
+        return sweep_all(sweep, fmt, dict(record.rows), todo, run, sink)
 
 
 @contextmanager
-def open_out(out: str | None, whole_bytes: int | None) -> Iterator[IO[str]]:
-    """Where rows go: stdout, or appended to ``out``, after cutting away a last line a killed
-    sweep left unfinished (it starts at ``whole_bytes``)."""
-    if out is None:
+def open_out(file: RowsFile) -> Iterator[IO[str]]:
+    """Where rows go: stdout, or appended to the --out file (a last line a killed sweep left
+    unfinished is cut away first)."""
+    if not file.path:
         yield sys.stdout
         return
-    try:
-        sink = open(out, "a", encoding="utf-8")  # noqa: SIM115 (a refusal to open is the user's to see)
-        if whole_bytes is not None:
-            sink.truncate(whole_bytes)
-    except OSError as exc:
-        raise BadInput(f"--out {out}: {exc.strerror or exc}") from None
-    with sink:
+    with open_for_append(file) as sink:
         yield sink
 
 
@@ -265,21 +243,20 @@ def rated(
     yield 0, None if stop.stopped else summary
 
 
-def run(
+def sweep_all(
     sweep: Sweep,
-    fmt: Format,
+    fmt: RowsFormat,
     done: dict[str, SweepRow],
     todo: list[RuleSet],
-    executor_and_size: tuple[Executor, int],
+    run: runs.RatingRun,
     sink: IO[str],
-    stop: StopSignals,
 ) -> int:
     """Rate the rule sets still to do, writing each one's row as it is finished; a stop signal
     stops the rating (the rule set under way is dropped) but not the report and the plot."""
-    executor, size = executor_and_size
+    executor, size, stop = run.executor, run.batch_size, run.signals
     request = sweep.request
     rows = dict(done)
-    bar = progress_bar(len(todo) * (request.last - request.first + 1), f"sweep {sweep.seeds_text}")
+    bar = runs.progress_bar(len(todo) * (request.last - request.first + 1), f"sweep {sweep.seeds_text}")
     new_deals = 0
     start = time.perf_counter()
     try:
@@ -290,7 +267,7 @@ def run(
                     bar.update(count)
                 if summary is not None:
                     row = sweep_row(rule_set.varied, rule_set.variant, summary, sweep.seeds_text, sweep.columns)
-                    write_rows(sink, [fmt.line(row)], bar)
+                    runs.write_rows(sink, [fmt.line(row)], bar)
                     rows[rule_set.variant.name] = row
             if stop.stopped:
                 break
@@ -330,4 +307,4 @@ def report(sweep: Sweep, finished: int, resumed: int, speed: str, stop: StopSign
             else f"interrupted ({stop.name})"
         )
     table = request.format == "table"
-    command.show_report(lines, sys.stdout if table else sys.stderr, blank_first=table and request.out is None)
+    runs.show_report(lines, sys.stdout if table else sys.stderr, blank_first=table and request.out is None)

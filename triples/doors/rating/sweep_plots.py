@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Protocol
 
-from triples.doors.rating.errors import BadInput
+from triples.doors.kit.exits import BadInput
 from triples.doors.rating.plots import DPI, INSTALL_HINT, plot_format
 from triples.doors.rating.sweep_rows import MEASURES, SweepRow, varied_text
 
@@ -43,6 +43,12 @@ class PlottedSweep(Protocol):
     def varies(self) -> tuple[VariedField, ...]: ...
 
 
+def number(value: object) -> float:
+    """A measure's value in a row: always a number (the rows were written by the sweep)."""
+    assert isinstance(value, int | float), value
+    return float(value)
+
+
 PERCENT_MEASURES = ("win_best", "win_autoplay", "win_fair", "easy", "medium", "hard")
 
 
@@ -63,7 +69,7 @@ def write_sweep_plot(path: str, sweep: PlottedSweep, rows: list[SweepRow]) -> No
 
     measure = sweep.measure
     label = MEASURES[measure].replace("the strategy", sweep.strategy)
-    deals = int(rows[0]["deals"])
+    deals = int(number(rows[0]["deals"]))
     title = f"{label}: {sweep.base_name}, seeds {sweep.seeds_text} ({deals:,} deals per rule set)"
     figure = Figure(figsize=(9, 6.5) if len(sweep.varies) == 2 else (9, 4.5), dpi=DPI, layout="constrained")
     figure.suptitle(title, fontsize=12, fontweight="bold")
@@ -83,7 +89,7 @@ def draw_heatmap(figure: Figure, axes: Axes, sweep: PlottedSweep, rows: list[Swe
     down, across = sweep.varies
     ys = [varied_text(down.field, v) for v in down.values]
     xs = [varied_text(across.field, v) for v in across.values]
-    by_cell = {(row[down.field], row[across.field]): float(row[sweep.measure]) for row in rows}
+    by_cell = {(row[down.field], row[across.field]): number(row[sweep.measure]) for row in rows}
     grid = [[by_cell.get((y, x), math.nan) for x in xs] for y in ys]  # a rule set not rated: blank
     finite = [v for line in grid for v in line if not math.isnan(v)]
     low, high = min(finite), max(finite)
@@ -111,12 +117,12 @@ def draw_line(axes: Axes, sweep: PlottedSweep, rows: list[SweepRow], label: str)
     by_value = {row[along.field]: row for row in rows}
     shown = [x for x in xs if x in by_value]
     positions = [xs.index(x) for x in shown]
-    values = [float(by_value[x][sweep.measure]) for x in shown]
+    values = [number(by_value[x][sweep.measure]) for x in shown]
     axes.plot(positions, values, marker="o", color="#1e88e5")
     low, high = f"{sweep.measure}_low", f"{sweep.measure}_high"
     if shown and low in by_value[shown[0]]:
-        lows = [float(by_value[x][low]) for x in shown]
-        highs = [float(by_value[x][high]) for x in shown]
+        lows = [number(by_value[x][low]) for x in shown]
+        highs = [number(by_value[x][high]) for x in shown]
         axes.fill_between(positions, lows, highs, color="#1e88e5", alpha=0.2, label="95% Wilson interval")
         axes.legend(loc="best", frameon=False, fontsize="small")
     for x, y in zip(positions, values, strict=True):
@@ -125,7 +131,7 @@ def draw_line(axes: Axes, sweep: PlottedSweep, rows: list[SweepRow], label: str)
     axes.set_xlabel(along.field)
     axes.set_ylabel(label)
     if sweep.measure in PERCENT_MEASURES:
-        top = max([*values, *(float(row.get(high, 0.0)) for row in by_value.values())]) or 1.0
+        top = max([*values, *(number(row.get(high, 0.0)) for row in by_value.values())]) or 1.0
         axes.set_ylim(0, top * 1.15)
         axes.yaxis.set_major_formatter(lambda value, _: f"{100 * value:.4g}%")
     axes.set_xlim(-0.5, len(xs) - 0.5)

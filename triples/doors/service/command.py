@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from triples.doors.kit import options
 from triples.doors.kit.exits import EXIT_OK, CommandError
 from triples.doors.kit.install import needs_extra
 
@@ -43,37 +44,15 @@ example:
   then browse to http://127.0.0.1:8000/?variant=classic&seed=1"""
 
 
-def port_number(text: str) -> int:
-    if not text.isdigit() or int(text) > 65535:
-        raise argparse.ArgumentTypeError(f"invalid port: {text!r} (an integer from 0 to 65535)")
-    return int(text)
-
-
-def worker_count(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"invalid worker count: {text!r} (an integer from 1)")
-    return int(text)
-
-
-def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not 0 < value < 1e9:  # also refuses nan and inf
-        raise argparse.ArgumentTypeError(f"invalid time limit: {text!r} (a number of seconds above 0)")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)"
     )
-    parser.add_argument("--port", type=port_number, default=8000, help="port to listen on (default: 8000)")
-    parser.add_argument("--workers", type=worker_count, default=1, help="server processes (default: 1)")
+    parser.add_argument("--port", type=options.port, default=8000, help="port to listen on (default: 8000)")
+    parser.add_argument("--workers", type=options.jobs, default=1, help="server processes (default: 1)")
     parser.add_argument(
         "--time-limit",
-        type=seconds,
+        type=options.positive_seconds,
         default=10.0,
         metavar="SECONDS",
         help="a request still running after this long is answered 503 and its work stops (default: 10)",

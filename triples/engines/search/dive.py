@@ -13,37 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from triples.engines.search.layouts import SearchTables
+from triples.engines.search.state import DiveMove, SearchState
 from triples.model.derived import Combo
 
 # Tables whose dive move each variant keeps (oldest dropped first past it).
 DIVE_MOVES_KEPT = 500_000
-# A table's dive move: the combination and its delta in the binary layout, or () for none.
-DiveMove = tuple[Combo, int] | tuple[()]
 
 
-class Dive:
-    """The dive's method of ``engine._Search``, which holds the state it uses."""
+class Dive(SearchState):
+    """The dive's methods of ``engine._Search``, over the search's state."""
 
     __slots__ = ()
-
-    rules: SearchTables
-    per_move: int
-    size: int
-    guards: int
-    stock_left: list[int]
-    dive_moves: dict[int, DiveMove]
-    freest_moves: dict[int, DiveMove]
-    mobility: dict[int, int]
-    lines: bool
-    state: int
-    table_mask: int
-    start: int
-    on_table: int
-    base: int
-    best: int
-    best_line: tuple[Combo, ...]
-    pending: tuple[int, int, bool] | None
 
     def dive(self) -> None:
         """The incumbent for a position with a stock: the line that always plays the first
@@ -109,4 +89,4 @@ class Dive:
             p = after
         cleared = self.base + p - n
         if cleared > self.best:
-            self.best, self.best_line, self.pending = cleared, tuple(line), None  # type: ignore[misc]  # slots of _Search
+            self.best, self.best_line, self.pending = cleared, tuple(line), None

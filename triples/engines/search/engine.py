@@ -18,7 +18,8 @@ from itertools import accumulate, islice
 from triples.engines.search.bounds import LP_MAX_COMBOS, packing_weights, value_bound
 from triples.engines.search.dive import Dive
 from triples.engines.search.kit import kit_for
-from triples.engines.search.packing import CHECK_EVERY, Move, PackingPhase, Stop
+from triples.engines.search.packing import CHECK_EVERY, PackingPhase, Stop
+from triples.engines.search.state import Move
 from triples.model.derived import Combo
 from triples.model.rules import histogram
 from triples.model.variant import Variant
@@ -44,45 +45,7 @@ class SearchResult:
 class _Search(PackingPhase, Dive):
     """One search from one position. All mutable state lives here; the table is only read."""
 
-    # Slots: a search is built per deal and its attributes are read in the hot loop.
-    __slots__ = (
-        "base",
-        "best",
-        "best_line",
-        "bounds",
-        "candidates",
-        "cap",
-        "counts",
-        "deck",
-        "dive_moves",
-        "family",
-        "freest_moves",
-        "guards",
-        "key",
-        "lines",
-        "memo",
-        "mobility",
-        "moves",
-        "on_table",
-        "ones",
-        "packed",
-        "path",
-        "pending",
-        "per_move",
-        "rules",
-        "size",
-        "start",
-        "state",
-        "states",
-        "stock_left",
-        "stock_shift",
-        "table_mask",
-        "target",
-        "unary",
-        "value",
-        "variant",
-        "weights",
-    )
+    __slots__ = ()
 
     def __init__(
         self, variant: Variant, deck: Sequence[int], *, lines: bool = True, packed: dict[int, int] | None = None

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from triples.engines.search.bounds import Family, family_for
-from triples.engines.search.dive import DIVE_MOVES_KEPT, DiveMove
+from triples.engines.search.dive import DIVE_MOVES_KEPT
 from triples.engines.search.layouts import SearchTables, search_tables_for
-from triples.engines.search.packing import Move
+from triples.engines.search.state import DiveMove, Move
 from triples.model.variant import Variant
 from triples.support import caches
 

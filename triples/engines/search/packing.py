@@ -11,13 +11,10 @@ line (``greedy``) is its first incumbent.
 from __future__ import annotations
 
 from triples.engines.search.bounds import value_bound
-from triples.engines.search.layouts import SearchTables
+from triples.engines.search.state import Move, SearchState
 from triples.model.derived import Combo
 from triples.support import deadline
 
-# A move of the stock phase: the combination, its delta in the binary layout, and its cards'
-# weight under the family (``bounds.Family.weighed``; 0 without a family).
-Move = tuple[Combo, int, int]
 # The deadline is checked once per this many + 1 expanded states (a power of two less one).
 CHECK_EVERY = 1023
 
@@ -26,37 +23,10 @@ class Stop(Exception):
     """The incumbent reached the root's upper bound: nothing can beat it."""
 
 
-class PackingPhase:
-    """The packing phase's methods of ``engine._Search``, which holds the state they use."""
+class PackingPhase(SearchState):
+    """The packing phase's methods of ``engine._Search``, over the search's state."""
 
     __slots__ = ()
-
-    rules: SearchTables
-    counts: list[int]
-    key: int
-    on_table: int
-    base: int
-    start: int
-    size: int
-    best: int
-    best_line: tuple[Combo, ...]
-    pending: tuple[int, int, bool] | None
-    memo: dict[int, int]
-    packed: dict[int, int]
-    path: list[Combo]
-    states: int
-    unary: dict[int, tuple[int, tuple[int, ...]]]
-    table_mask: int
-    weights: list[float] | None
-
-    def improve(self, cleared: int) -> None:
-        raise NotImplementedError
-
-    def improve_through(self, cleared: int, key: int, p: int, combo: Combo | None, unary: bool = False) -> None:
-        raise NotImplementedError
-
-    def weighed(self, pool: list[int]) -> int:
-        raise NotImplementedError
 
     def greedy(self) -> None:
         """The incumbent for a position with an empty stock: each turn play the combination
@@ -100,7 +70,7 @@ class PackingPhase:
             line.append(combo)
         cleared = self.base + self.start - n
         if cleared > self.best:
-            self.best, self.best_line, self.pending = cleared, tuple(line), None  # type: ignore[misc]  # a slot of _Search
+            self.best, self.best_line, self.pending = cleared, tuple(line), None
 
     def from_stock(self, n: int, value: int, state: int) -> int:
         """A root with an empty stock: ``pack`` its table."""
@@ -200,7 +170,7 @@ class PackingPhase:
                 return cap << 1
         k, target, width = rule.per_move, rule.target, rule.width
         bits, path = rule.bits, self.path
-        self.states += 1  # type: ignore[misc]  # a slot of _Search
+        self.states += 1
         if not self.states & CHECK_EVERY:
             deadline.check()
         low = ((key & -key).bit_length() - 1) // width + 1
