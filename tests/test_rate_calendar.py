@@ -10,6 +10,7 @@ most runs only look rows up.
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 from datetime import date, timedelta
@@ -208,7 +209,7 @@ def test_without_a_store_nothing_is_kept(capsys: pytest.CaptureFixture[str]) -> 
         (["--start", "2026-02-30", "--days", "3", "--pattern", "easy"], "--start 2026-02-30: no such date"),
         (["--start", "5.1.2026", "--days", "3", "--pattern", "easy"], "--start 5.1.2026: expected a date YYYY-MM-DD"),
         (["--start", START, "--days", "0", "--pattern", "easy"], "argument --days: 0: expected a positive integer"),
-        (["--start", START, "--days", "3"], "the following arguments are required: --pattern"),
+        (["--start", START, "--days", "3"], "the following arguments are required: --pattern (all but --list need it)"),
         (
             ["--start", START, "--days", "3", "--pattern", "easy,tough"],
             "--pattern easy,tough: 'tough' is not a band (expected easy, medium, hard)",
@@ -273,3 +274,88 @@ def test_a_rule_set_of_ones_own_has_one_calendar_by_its_canonical_name(
     assert status == 0 and [row["variant"] for row in rows] == [name] * 4
     assert [row["seed"] for row in rows[:3]] == sorted(fresh) and rows[3]["seed"] not in fresh
     assert err[1] == f"dates: {START} to 2026-01-10: 4 of 4 have a deal (3 already set, 1 new)"
+
+
+def test_list_shows_the_stored_days_with_their_tables_and_fills_nothing(
+    capsys: pytest.CaptureFixture[str], db: str, tmp_path: Path
+) -> None:
+    from triples import run
+
+    base = ["--variant", "sum15", "--db", db]
+    _, published, _ = calendar(capsys, *base, "--start", START, "--days", "3", "--pattern", "easy")
+    before = Path(db).read_bytes()
+    status, listed, err = calendar(capsys, *base, "--start", "2026-01-06", "--days", "5", "--list")
+    assert status == 0
+    tables = [run([["new", "g", row["seed"], "sum15"]])[0] for row in published]
+    assert listed == [{**row, "table": table} for row, table in zip(published, tables, strict=True)]
+    assert err == ["variant: sum15", "dates: 2026-01-06 to 2026-01-10: 3 of 5 have a deal"]
+    assert Path(db).read_bytes() == before  # nothing rated, filled or written
+    assert cli.main(["calendar", *base, "--start", START, "--days", "3", "--list", "--format", "csv"]) == 0
+    csv_lines = capsys.readouterr().out.splitlines()
+    assert csv_lines[0] == "date,variant,seed,band,best,fair,p_random,table"
+    assert csv_lines[1].endswith("," + " ".join(tables[0]))
+    assert cli.main(["calendar", *base, "--start", START, "--days", "3", "--list"]) == 0
+    table_lines = capsys.readouterr().out.splitlines()
+    assert table_lines[0].split() == ["date", "variant", "seed", "band", "best", "fair", "p_random", "table"]
+    assert table_lines[1].split()[7:] == tables[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--db", "missing.db"], "--db missing.db: no such store (--list reads one, it never makes one)"),
+        ([], "--list shows the calendar kept in a store: give --db FILE"),
+    ],
+    ids=["missing-store", "no-store"],
+)
+def test_list_refuses_in_one_line_and_creates_no_store(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    status = cli.main(["calendar", "--start", START, "--days", "3", "--list", *args])
+    assert (status, capsys.readouterr().err) == (2, f"triples calendar: error: {message}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_that_leaves_dates_empty_between_published_days_warns(
+    capsys: pytest.CaptureFixture[str], db: str
+) -> None:
+    base = ["--variant", "sum15", "--db", db, "--pattern", "easy"]
+    status, _, err = calendar(capsys, *base, "--start", "2026-12-03", "--days", "4")
+    assert status == 0 and not any("warning" in line for line in err)
+    status, _, err = calendar(capsys, *base, "--start", "2027-01-01", "--days", "3")
+    assert status == 0
+    assert err[-1] == (
+        "triples calendar: warning: the sum15 calendar has no deal for 2026-12-07 to 2026-12-31, between "
+        "published days; run the command for those dates to fill them"
+    )
+    status, _, err = calendar(capsys, *base, "--start", "2026-12-07", "--days", "25")
+    assert status == 0 and not any("warning" in line for line in err)
+
+
+LOOKED = re.compile(
+    r"seeds looked at: (\d+)-(\d+) \((\d+) deals?: (\d+) rated, (\d+) from the store"
+    r"(?:, (\d+) skipped as already in the calendar)?\)(?:; (\d+) more rated ahead of need and kept in the store)?"
+)
+
+
+def looked_at(err: list[str]) -> tuple[int, ...]:
+    found = LOOKED.fullmatch(next(line for line in err if line.startswith("seeds looked at: ")))
+    assert found is not None, err
+    return tuple(int(group or 0) for group in found.groups())
+
+
+def test_the_seeds_looked_at_add_up(capsys: pytest.CaptureFixture[str], db: str) -> None:
+    base = ["--variant", "sum15", "--db", db, "--pattern", "easy,hard"]
+    status, rows, err = calendar(capsys, *base, "--start", START, "--days", "4")
+    assert status == 0
+    first, last, deals, rated, stored, skipped, _ = looked_at(err)
+    assert (first, last, skipped) == (1, max(row["seed"] for row in rows), 0)
+    assert deals == rated + stored == last - first + 1
+    # The next span passes over the seeds the calendar already uses, and says how many.
+    status, more, err = calendar(capsys, *base, "--start", "2026-01-11", "--days", "2")
+    assert status == 0
+    first, last, deals, rated, stored, skipped, _ = looked_at(err)
+    assert (first, last) == (1, max(row["seed"] for row in more))
+    assert skipped == sum(1 for row in rows if row["seed"] <= last) > 0
+    assert deals == rated + stored and deals + skipped == last - first + 1

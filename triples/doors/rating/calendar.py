@@ -22,10 +22,11 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import itertools
 import re
 import sys
 from collections import Counter
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from contextlib import closing, suppress
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -77,9 +78,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pattern",
         metavar="BANDS",
-        required=True,
         help="comma list of easy, medium, hard: seven are Monday to Sunday; any other number "
-        "repeats from the start date (required)",
+        "repeats from the start date (required, but for --list)",
     )
     runs.add_seeds_option(
         parser, help=f"seeds to draw from, lowest first (default {DEFAULT_SEEDS})", default=DEFAULT_SEEDS
@@ -93,6 +93,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     runs.add_db_option(parser, "the store that keeps the calendar and the ratings (without it nothing is kept)")
     runs.add_format_option(parser)
     runs.add_jobs_option(parser)
+    parser.add_argument(
+        "--list",
+        action="store_true",
+        help="show the days of the span kept in --db, with their tables, and fill nothing",
+    )
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,16 @@ class Plan:
         return row.best >= self.min_best and row.value(P_RANDOM) is not None
 
 
+def parse_span(args: argparse.Namespace) -> list[date]:
+    """The dates of ``--start`` and ``--days``."""
+    start = parse_date(args.start)
+    days: int = args.days
+    try:
+        return [start + timedelta(days=offset) for offset in range(days)]
+    except OverflowError:
+        raise BadInput(f"--days {days}: the span ends past the year 9999") from None
+
+
 def parse_date(text: str) -> date:
     if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
         raise BadInput(f"--start {text}: expected a date YYYY-MM-DD")
@@ -138,12 +153,9 @@ def parse_pattern(text: str) -> tuple[str, ...]:
 
 def parse_plan(args: argparse.Namespace) -> Plan:
     variant = runs.variant_of(args.variant)
-    start = parse_date(args.start)
-    days: int = args.days
-    try:
-        dates = [start + timedelta(days=offset) for offset in range(days)]
-    except OverflowError:
-        raise BadInput(f"--days {days}: the span ends past the year 9999") from None
+    dates = parse_span(args)
+    if args.pattern is None:
+        raise BadInput("the following arguments are required: --pattern (all but --list need it)")
     pattern = parse_pattern(args.pattern)
     for band in sorted(set(pattern), key=BANDS.index):
         check_band_possible(variant, band)
@@ -157,6 +169,10 @@ def parse_plan(args: argparse.Namespace) -> Plan:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.list:
+        from triples.doors.rating.calendar_list import list_days
+
+        return list_days(args, parse_span(args))
     plan = parse_plan(args)
     with store_backed.opened(plan.db or IN_MEMORY) as store, StopSignals() as signals:
         assert store is not None
@@ -175,7 +191,7 @@ def run(plan: Plan, store: Store, signals: StopSignals) -> int:
     span = [deals[day.isoformat()] for day in plan.dates if day.isoformat() in deals]
     sys.stdout.write(formatted(plan, span))
     sys.stdout.flush()
-    report(plan, filler, len(span), interrupted)
+    report(plan, filler, len(span), interrupted, gaps(deals))
     if interrupted:
         return signals.exit_status
     return EXIT_OK if len(span) == len(plan.dates) else EXIT_RAN_OUT
@@ -193,6 +209,9 @@ class Filler:
         self.already = 0  # dates of the span set before this run
         self.added = 0
         self.looked_last = plan.first - 1
+        self.looked = 0  # deals looked at, in seed order up to looked_last
+        self.looked_rated = 0  # of them, rated in this run (the rest came from the store)
+        self.skipped = 0  # seeds up to looked_last passed over: a date of the calendar uses them
         self.executor: store_backed.StoreBacked | None = None
         deals = store_backed.in_store(lambda: store.calendar(plan.variant.name))
         self.empty = [day for day in plan.dates if day.isoformat() not in deals]
@@ -211,13 +230,17 @@ class Filler:
         with closing(self.rows(used)) as rows:
             for row in rows:
                 self.looked_last = row.seed
+                self.looked += 1
+                self.looked_rated += self.executor is not None and row.seed in self.executor.rated_seeds
                 if self.plan.accepts(row):
                     self.candidates[str(row.value(BAND))].append(row)
                     if not self.needs_more():
                         self.empty = self.assign()
                         if not self.empty:
-                            return
-        self.empty = self.assign()
+                            break
+            else:
+                self.empty = self.assign()
+        self.skipped = sum(1 for seed in used if self.plan.first <= seed <= self.looked_last)
 
     def assign(self) -> list[date]:
         """Set the span's empty dates, in order, from the candidates, stopping at the first date
@@ -308,7 +331,7 @@ def formatted(plan: Plan, deals: list[Deal]) -> str:
     return "".join(line.rstrip() + "\n" for line in lines)
 
 
-def report(plan: Plan, filler: Filler, filled: int, interrupted: bool) -> None:
+def report(plan: Plan, filler: Filler, filled: int, interrupted: bool, holes: list[tuple[date, date]]) -> None:
     """What was done, on stderr (stdout holds only the rows)."""
     first, last = plan.dates[0].isoformat(), plan.dates[-1].isoformat()
     lines = [
@@ -317,17 +340,55 @@ def report(plan: Plan, filler: Filler, filled: int, interrupted: bool) -> None:
         f"({filler.already} already set, {filler.added} new)",
     ]
     if filler.executor is not None:
-        looked = f"{plan.first}-{filler.looked_last}" if filler.looked_last >= plan.first else "none"
-        executor = filler.executor
-        lines.append(f"seeds looked at: {looked} ({executor.rated} rated, {executor.looked_up} from the store)")
+        lines.append(looked_line(plan, filler, filler.executor))
     if plan.db is None:
         lines.append("not kept: without --db the calendar is worked out in memory only")
     if interrupted:
         lines.append("interrupted: the dates filled so far are kept")
     elif filler.empty:
         lines.append(ran_out(plan, filler.empty[0]))
+    if holes:
+        lines.append(gaps_warning(plan.variant.name, holes))
     sys.stderr.write("".join(line + "\n" for line in lines))
     sys.stderr.flush()
+
+
+def gaps(deals: Mapping[str, Deal]) -> list[tuple[date, date]]:
+    """The runs of dates without a deal between the first and the last published ones."""
+    published = sorted(date.fromisoformat(day) for day in deals)
+    holes = []
+    for before, after in itertools.pairwise(published):
+        if (after - before).days > 1:
+            holes.append((before + timedelta(days=1), after - timedelta(days=1)))
+    return holes
+
+
+GAPS_SHOWN = 3
+
+
+def gaps_warning(variant: str, holes: list[tuple[date, date]]) -> str:
+    """One line naming the dates left without a deal between published days."""
+    spans = [first.isoformat() if first == last else f"{first} to {last}" for first, last in holes]
+    shown = ", ".join(spans[:GAPS_SHOWN]) + (f" and {len(spans) - GAPS_SHOWN} more" if len(spans) > GAPS_SHOWN else "")
+    return (
+        f"{PROG}: warning: the {variant} calendar has no deal for {shown}, between published days; "
+        "run the command for those dates to fill them"
+    )
+
+
+def looked_line(plan: Plan, filler: Filler, executor: store_backed.StoreBacked) -> str:
+    """The seeds looked at, and where their rows came from: the counts add up to the range."""
+    if filler.looked_last < plan.first:
+        return "seeds looked at: none"
+    deals = "deal" if filler.looked == 1 else "deals"
+    parts = [f"{filler.looked_rated} rated", f"{filler.looked - filler.looked_rated} from the store"]
+    if filler.skipped:
+        parts.append(f"{filler.skipped} skipped as already in the calendar")
+    line = f"seeds looked at: {plan.first}-{filler.looked_last} ({filler.looked} {deals}: {', '.join(parts)})"
+    ahead = len(executor.rated_seeds) - filler.looked_rated
+    if ahead > 0:  # the pool rates a batch or two ahead of the deal that completes the span
+        line += f"; {ahead} more rated ahead of need" + (" and kept in the store" if plan.db else "")
+    return line
 
 
 def ran_out(plan: Plan, day: date) -> str:

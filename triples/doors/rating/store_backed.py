@@ -75,6 +75,7 @@ class StoreBacked:
         self.store = store
         self.looked_up = 0  # rows answered by the store
         self.rated = 0  # rows rated and added to it
+        self.rated_seeds: set[int] = set()  # their seeds
 
     @property
     def label(self) -> str:
@@ -146,6 +147,7 @@ class StoreBacked:
                 if rows:
                     in_store(partial(keep, self.store, rows))
                     self.rated += len(rows)
+                    self.rated_seeds.update(row.seed for row in rows)
                     fresh.update((row.seed, row) for row in rows)
                 if out := ready(complete=False):
                     yield out
