@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from triples.engines import DEFAULT_STRATEGY
-from triples.interpreter.operations import OPERATIONS, Args, OperationError, Output, operation, writable
+from triples.interpreter.operations import OPERATIONS, Args, OperationError, Output, as_lists, operation, writable
 from triples.model import rules
 from triples.model.deal import MIXED_DECK, deal
 from triples.model.table import Table
@@ -51,6 +51,8 @@ class Session:
     def apply(self, raw: object) -> Output:
         """One operation's output; every failure comes back as an ``error: `` string."""
         try:
+            if type(raw) is not list:
+                raw = as_lists(raw, 1)  # an operation written as a tuple, from Python
             if not isinstance(raw, list) or not raw or not isinstance(raw[0], str):
                 return "error: malformed operation"
             op = OPERATIONS.get(raw[0])
