@@ -122,6 +122,15 @@ def op_undo(session: Session, args: Args) -> Output:
     return "ok"
 
 
+@operation("forget", cost="cheap")
+def op_forget(session: Session, args: Args) -> Output:
+    """End a game: its id is free and its memory let go. A session keeps every game it dealt
+    until then, so a long stream that deals new ids forgets the ones it is done with."""
+    session.table(args.id)
+    del session.games[args.id]
+    return "ok"
+
+
 @operation("autoplay", AutoplayArgs, cost="search")
 def op_autoplay(session: Session, args: AutoplayArgs) -> Output:
     from triples.engines import strategies
