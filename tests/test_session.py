@@ -113,7 +113,8 @@ def test_huge_and_negative_integer_ids() -> None:
 
 def test_forget_ends_a_game_and_frees_its_id() -> None:
     session = Session()
-    out = [session.apply(op) for op in [["new", "g", 1], ["new", 7, 2], ["forget", "g"], ["table", "g"], ["forget", "g"]]]
+    ops = [["new", "g", 1], ["new", 7, 2], ["forget", "g"], ["table", "g"], ["forget", "g"]]
+    out = [session.apply(op) for op in ops]
     assert out[2:] == ["ok", "error: unknown game", "error: unknown game"]
     assert list(session.games) == [7]  # the other game is kept
     assert session.apply(["new", "g", 1]) == SEED1_TABLE  # the id is free for a new game
