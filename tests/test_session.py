@@ -27,6 +27,7 @@ USAGE = {
     "bestrun": 'error: usage: ["bestrun", config]',
     "fair_move": 'error: usage: ["fair_move", id]',
     "rating": 'error: usage: ["rating", id]',
+    "explain": 'error: usage: ["explain", id]',
     "variants": 'error: usage: ["variants"]',
 }
 

@@ -197,6 +197,16 @@ def op_fair_move(session: Session, args: Args) -> Output:
     return [] if move is None else list(move)
 
 
+@operation("explain", cost="search")
+def op_explain(session: Session, args: Args) -> Output:
+    """Why is this deal hard? The game's moves from its deal, then the fair player's to the end:
+    ``{"best", "cleared", "lost", "moves"}``, ``moves`` listing those that lost cards (the best
+    fell) or where the fair player expected less than the best (triples.engines.explain)."""
+    from triples.engines import explain
+
+    return explain.explain(session.table(args.id)).as_json()
+
+
 @operation("rating", cost="search")
 def op_rating(session: Session, args: Args) -> Output:
     """How hard the game's deal is, judged from the deal itself whatever has been played since:
