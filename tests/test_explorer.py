@@ -526,7 +526,7 @@ def test_the_historys_loss_marks_are_the_explain_operations(page: Any, server: s
     open_game(page, server, "variant=classic&seed=1&moves=0-3-6,0-4-5")
     lost = page.locator("#history li.lost")
     expect(lost).to_have_count(1)
-    assert lost.locator("em").inner_text() == "−36"
+    assert lost.locator("em").inner_text() == "\u221236"  # a minus sign
     assert lost.locator(".step").inner_text() == "1"
     assert lost.get_attribute("title") == (
         "36 cards lost: the best line plays 0-2-5 (9D 4H 7H) here. Click to go back to just after this move"
