@@ -1,4 +1,5 @@
-"""Peak memory of `triples run --jsonl` on a long stream: it must not grow with the stream.
+"""Peak memory of `triples run --jsonl` on a long stream: it must not grow with the stream,
+only with the games it keeps.
 
 A writer thread feeds the child --lines lines (1,000,000 by default) through a pipe, generated
 on the fly (the benchmark holds no copy of the stream); the main thread reads and counts the
@@ -13,7 +14,12 @@ reads from its own /proc/self/status as it exits: the child is ``python -c`` cal
 tenth of the stream (from /proc/PID/status), and lines per second. Bounded memory means the
 long stream's peak is the baseline's, give or take the allocator: the ratio is printed.
 
-    python benchmarks/jsonl_memory.py [--lines N] [--baseline-lines N]
+What does grow is the games kept: a session keeps one game per id until `["forget", id]`. Two
+more streams show it, --ids games long (100,000 by default): a `new` on a fresh id per line,
+kept; and the same with each game forgotten once dealt (`new` then `forget`). Their peaks and
+the memory per kept game are printed.
+
+    python benchmarks/jsonl_memory.py [--lines N] [--baseline-lines N] [--ids N]
 """
 
 from __future__ import annotations
@@ -70,6 +76,14 @@ def stream(lines: int) -> Iterator[bytes]:
     return itertools.islice(itertools.chain.from_iterable(itertools.cycle(blocks)), lines)
 
 
+def fresh_ids(games: int, forget: bool) -> Iterator[bytes]:
+    """A classic deal on a fresh id per game, then its `forget` when ``forget``."""
+    for n in range(games):
+        yield b'["new",%d,%d]' % (n, n)
+        if forget:
+            yield b'["forget",%d]' % n
+
+
 def is_blank(line: bytes) -> bool:
     return not line.strip()
 
@@ -90,7 +104,8 @@ def resident_kib(pid: int) -> int:
     return next((int(line.split()[1]) for line in text.splitlines() if line.startswith("VmRSS:")), 0)
 
 
-def measure(lines: int) -> Measured:
+def measure(lines: int, lines_of: Iterator[bytes] | None = None) -> Measured:
+    """The child's figures on ``lines_of`` (``lines`` long), or on ``lines`` of the cycling stream."""
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
@@ -103,7 +118,7 @@ def measure(lines: int) -> Measured:
         nonlocal expected
         assert child.stdin is not None
         with child.stdin:
-            for n, line in enumerate(stream(lines), 1):
+            for n, line in enumerate(stream(lines) if lines_of is None else lines_of, 1):
                 expected += not is_blank(line)
                 child.stdin.write(line + b"\n")
                 if n % every == 0:
@@ -127,18 +142,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--baseline-lines", type=int, default=10_000)
+    parser.add_argument("--ids", type=int, default=100_000, help="games of the fresh-id streams")
     args = parser.parse_args()
 
     base = measure(args.baseline_lines)
     long = measure(args.lines)
+    kept = measure(args.ids, fresh_ids(args.ids, forget=False))
+    forgotten = measure(2 * args.ids, fresh_ids(args.ids, forget=True))
     for name, m in (("baseline", base), ("stream", long)):
         print(
             f"{name:8} {m.lines:>9,} lines ({m.answers:,} answers) in {m.seconds:6.1f} s "
             f"({m.lines / m.seconds:,.0f} lines/s): peak RSS {m.peak_kib / 1024:.1f} MiB"
         )
+    print("(timings are wall time on a shared 2-core machine: noisy; the memory figures are not)")
     print("stream RSS at each tenth (MiB):", " ".join(f"{s / 1024:.1f}" for s in long.samples_kib))
     print(f"peak ratio stream / baseline: {long.peak_kib / base.peak_kib:.3f}")
-    print("(timings are wall time on a shared 2-core machine: noisy; the memory figures are not)")
+    for name, m in ((f"{args.ids:,} new games kept", kept), (f"{args.ids:,} new games, each forgotten", forgotten)):
+        print(f"{name}: peak RSS {m.peak_kib / 1024:.1f} MiB")
+    per_game = (kept.peak_kib - forgotten.peak_kib) * 1024 / args.ids
+    print(f"memory per kept game: {per_game:,.0f} bytes (kept less forgotten, over {args.ids:,} games)")
 
 
 if __name__ == "__main__":

@@ -39,7 +39,9 @@ SHORT_RUNS = [
     ),
     pytest.param(["fair.py", "--seeds", "3", "--variant", "sum15"], r"all requirements met|^FAIL ", id="fair"),
     pytest.param(
-        ["jsonl_memory.py", "--lines", "200", "--baseline-lines", "100"], r"timings are wall time", id="jsonl-memory"
+        ["jsonl_memory.py", "--lines", "200", "--baseline-lines", "100", "--ids", "100"],
+        r"^memory per kept game: -?[\d,]+ bytes",
+        id="jsonl-memory",
     ),
     pytest.param(["ops.py", "--repeat", "3"], r"value-space moves vs full scan: [\d.]+x faster", id="ops"),
     pytest.param(["strategies.py", "--seeds", "3"], r"classic first: ", id="strategies"),

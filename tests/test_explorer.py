@@ -474,3 +474,62 @@ def test_daily_opens_todays_deal_and_shows_its_band(browser: Any, tmp_path: Path
             assert tab.locator("#band").inner_text() == daily["band"]
         finally:
             tab.close()
+
+
+# ---------------------------------------------------------------- answers that come late, custom rules, losses
+
+
+def test_a_later_deal_wins_over_a_slower_earlier_answer(page: Any, server: str) -> None:
+    open_game(page, server)
+    held: list[Any] = []
+
+    def hold_the_first_pairs_deal(route: Any) -> None:
+        if not held and '"pairs"' in (route.request.post_data or ""):
+            held.append(route)  # answered only at the end: a slow answer under load
+        else:
+            route.continue_()
+
+    page.route("**/run", hold_the_first_pairs_deal)
+    page.locator("#variant").select_option("pairs")
+    while not held:
+        page.wait_for_timeout(20)
+    page.locator("#seed").fill("5")
+    page.locator("#deal").click()  # right after the variant change, its answer still to come
+    expected = run([["new", "g", 5, "pairs"]])[0]
+    expect(page.locator('.card[data-slot="0"]')).to_have_attribute("data-code", expected[0])
+    held[0].continue_()
+    settle(page)  # busy until the held answer is in and dealt with
+    assert table(page) == expected
+    assert page.url.endswith("/?variant=pairs&seed=5")
+    assert page.locator("#goal").inner_text() == "Take 2 cards that add up to 14"
+
+
+def test_the_picker_says_when_the_rules_are_custom(page: Any, server: str) -> None:
+    open_game(page, server)
+    chosen = page.locator("#variant option:checked")
+    assert chosen.inner_text() == "classic (3 to 20)"
+    page.locator("#rules-toggle").click()
+    page.locator("#rule-target").fill("21")
+    page.locator("#rules-deal").click()
+    expect(chosen).to_have_text("classic, custom rules (3 to 21)")
+    assert page.locator('#variant option[value="pairs"]').inner_text() == "pairs (2 to 14)"
+    page.locator("#rules-reset").click()
+    expect(chosen).to_have_text("classic (3 to 20)")
+    settle(page)
+    assert page.url.endswith("/?variant=classic&seed=1")
+
+
+def test_the_historys_loss_marks_are_the_explain_operations(page: Any, server: str) -> None:
+    bodies = rating_requests(page)
+    explained = run([["new", "g", 1], ["play", "g", [0, 3, 6]], ["play", "g", [0, 4, 5]], ["explain", "g"]])[3]
+    assert [(move["turn"], move["by"], move["lost"]) for move in explained["moves"]] == [(1, "played", 36)]
+    open_game(page, server, "variant=classic&seed=1&moves=0-3-6,0-4-5")
+    lost = page.locator("#history li.lost")
+    expect(lost).to_have_count(1)
+    assert lost.locator("em").inner_text() == "\u221236"  # a minus sign
+    assert lost.locator(".step").inner_text() == "1"
+    assert lost.get_attribute("title") == (
+        "36 cards lost: the best line plays 0-2-5 (9D 4H 7H) here. Click to go back to just after this move"
+    )
+    assert page.locator("#history li").nth(1).get_attribute("class") == ""
+    assert sum('["explain","g"]' in body for body in bodies) == 1

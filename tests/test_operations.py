@@ -42,3 +42,21 @@ def test_the_interpreters_registry_is_sealed_and_a_stand_in_is_undone() -> None:
         assert Session().apply(["added", "g"]) == "done"
     assert "added" not in OPERATIONS
     assert Session().apply(["added", "g"]) == "error: unknown operation 'added'"
+
+
+def test_as_lists_makes_lists_of_other_sequences_and_leaves_the_rest() -> None:
+    from triples.interpreter.operations import as_lists
+
+    plain = [["new", "g", 1], {"court": [1, 2, 3]}]
+    assert as_lists(plain) is plain  # nothing to change: the very object
+    assert as_lists((("a", (1, 2)), {"court": (1, 2, 3)})) == [["a", [1, 2]], {"court": [1, 2, 3]}]
+    assert as_lists("abc") == "abc" and as_lists(b"ab") == b"ab" and as_lists({1, 2}) == {1, 2}
+    deep = (((((1,),),),),)
+    assert as_lists(deep) == [[[[(1,)]]]]  # four levels down, no further
+
+
+def test_a_session_takes_an_operation_written_as_a_tuple() -> None:
+    session = Session()
+    assert session.apply(("new", "g", 1))[0] == "9D"
+    assert session.apply(("play", "g", (0, 2, 5))) == "ok"
+    assert session.apply("new") == "error: malformed operation"

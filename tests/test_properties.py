@@ -405,7 +405,19 @@ SAMPLE_OPERATIONS = {
     "variants": ["variants"],
     **{
         name: [name, "g"]
-        for name in ["table", "status", "history", "moves", "undo", "best", "solve", "fair_move", "rating"]
+        for name in [
+            "table",
+            "status",
+            "history",
+            "moves",
+            "undo",
+            "forget",
+            "best",
+            "solve",
+            "fair_move",
+            "rating",
+            "explain",
+        ]
     },
 }
 DEFECTS = [

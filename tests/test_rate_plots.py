@@ -133,3 +133,17 @@ def test_without_matplotlib_the_error_names_the_extra(
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(BadInput, match=r"^--plot needs matplotlib: pip install 'triples-solitaire\[plot\]'$"):
         plots.write_plot(str(tmp_path / "rate.png"), summary_of(False), "seeds 1-3")
+
+
+def test_a_long_variant_name_in_the_title_is_broken_into_lines_that_fit() -> None:
+    variant = parse_variant("classic(slots=11,per_move=4,target=31,court=11/12/13,suits=3)")
+    summary = Summary(variant, "lookahead")
+    summary.add(Row(1, 8, 12, 4, False, 10, 1.0))
+    figure = plots.plot_figure(summary, "seeds 1000000-1999999")
+    figure.draw_without_rendering()
+    (title,) = figure.texts
+    box = title.get_window_extent()
+    assert box.x0 >= 0 and box.x1 <= figure.bbox.width and box.y1 <= figure.bbox.height
+    assert title.get_text() == (
+        "classic(slots=11,per_move=4,target=31,court=11/12/13,suits=3), seeds\n1000000-1999999 (1 deals)"
+    )

@@ -190,3 +190,10 @@ def test_fast_value_combos_equal_the_general_recursion(counts: list[int], k: int
 )
 def test_multiplicities(combo: tuple[int, ...], uses: tuple[tuple[int, int], ...]) -> None:
     assert rules.multiplicities(combo) == uses
+
+
+def test_a_tuple_of_positions_is_a_move_as_the_list_is() -> None:
+    table = seed1_table()
+    assert rules.check_move(table, (5, 0, 2)) == rules.check_move(table, [5, 0, 2]) == Move([0, 2, 5])
+    with pytest.raises(rules.IllegalMove, match=r"^positions must be distinct$"):
+        rules.check_move(table, (0, 0, 6))

@@ -19,6 +19,7 @@ USAGE = {
     "history": 'error: usage: ["history", id]',
     "moves": 'error: usage: ["moves", id]',
     "undo": 'error: usage: ["undo", id]',
+    "forget": 'error: usage: ["forget", id]',
     "autoplay": 'error: usage: ["autoplay", id, strategy?]',
     "best": 'error: usage: ["best", id]',
     "solve": 'error: usage: ["solve", id]',
@@ -26,6 +27,7 @@ USAGE = {
     "bestrun": 'error: usage: ["bestrun", config]',
     "fair_move": 'error: usage: ["fair_move", id]',
     "rating": 'error: usage: ["rating", id]',
+    "explain": 'error: usage: ["explain", id]',
     "variants": 'error: usage: ["variants"]',
 }
 
@@ -108,6 +110,16 @@ def test_ids_are_strings_or_integers_and_never_confused() -> None:
 def test_huge_and_negative_integer_ids() -> None:
     out = apply_all([["new", -(2**80), 1], ["status", -(2**80)], ["status", 2**80]])
     assert out[1:] == [{"cleared": 0, "stock": 42, "over": False}, "error: unknown game"]
+
+
+def test_forget_ends_a_game_and_frees_its_id() -> None:
+    session = Session()
+    ops = [["new", "g", 1], ["new", 7, 2], ["forget", "g"], ["table", "g"], ["forget", "g"]]
+    out = [session.apply(op) for op in ops]
+    assert out[2:] == ["ok", "error: unknown game", "error: unknown game"]
+    assert list(session.games) == [7]  # the other game is kept
+    assert session.apply(["new", "g", 1]) == SEED1_TABLE  # the id is free for a new game
+    assert session.apply(["forget", "g", 1]) == 'error: usage: ["forget", id]'
 
 
 def test_new_replaces_a_game() -> None:
@@ -330,7 +342,7 @@ def test_variants_gives_every_registered_variants_rules() -> None:
 
 def test_each_operation_declares_its_cost() -> None:
     cheap = {name for name, op in OPERATIONS.items() if op.cheap}
-    assert cheap == {"new", "play", "table", "status", "history", "moves", "undo", "variants"}
+    assert cheap == {"new", "play", "table", "status", "history", "moves", "undo", "forget", "variants"}
     assert {OPERATIONS[name].cost for name in OPERATIONS if name not in cheap} == {"search"}
 
 

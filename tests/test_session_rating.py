@@ -1,5 +1,6 @@
-"""The explorer's operations on a Triples game: ``rating`` (how hard the deal is) and
-``fair_move`` (what the fair player plays from here), against the engines called directly."""
+"""The explorer's operations on a Triples game: ``rating`` (how hard the deal is),
+``fair_move`` (what the fair player plays from here) and ``explain`` (where a line falls below
+the best), against the engines called directly."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from triples.engines import difficulty, fair, search
+from triples.engines import difficulty, explain, fair, search
 from triples.engines.strategies import strategy_named
 from triples.interpreter.session import Session
 from triples.model.shuffle import shuffled
@@ -103,7 +104,7 @@ def test_fair_move_when_no_move_is_legal() -> None:
     assert apply_all([["new", "g", 1, "pairs"], ["moves", "g"], ["fair_move", "g"]])[1:] == [[], []]
 
 
-@pytest.mark.parametrize("name", ["rating", "fair_move"])
+@pytest.mark.parametrize("name", ["rating", "fair_move", "explain"])
 def test_errors(name: str) -> None:
     assert apply_all([[name, "g"], [name], [name, "g", 1], [name, 1.5]]) == [
         "error: unknown game",
@@ -111,3 +112,30 @@ def test_errors(name: str) -> None:
         f'error: usage: ["{name}", id]',
         f'error: usage: ["{name}", id]',
     ]
+
+
+def test_explain_is_the_engines_explanation_of_the_games_line() -> None:
+    outputs = apply_all(
+        [["new", "g", 1], ["play", "g", [0, 3, 6]], ["explain", "g"], ["history", "g"], ["status", "g"]]
+    )
+    table = deal_of("classic", 1)
+    table.push(Move([0, 3, 6]))
+    assert outputs[2] == explain.explain(table).as_json()
+    assert outputs[2]["moves"][0] == {
+        "turn": 1,
+        "by": "played",
+        "move": [0, 3, 6],
+        "cards": ["9D", "9H", "2S"],
+        "expected": None,
+        "best_before": 48,
+        "best_after": 12,
+        "lost": 36,
+        "best_line": {"move": [0, 2, 5], "cards": ["9D", "4H", "7H"]},
+    }
+    assert outputs[3:] == [[[0, 3, 6]], {"cleared": 3, "stock": 39, "over": False}]  # the game is as it was
+
+
+def test_explain_of_a_deal_is_the_fair_players_game() -> None:
+    outputs = apply_all([["new", "g", 51, "sum15"], ["explain", "g"], ["autoplay", "g", "fair"]])
+    assert (outputs[1]["cleared"], outputs[1]["lost"]) == (outputs[2]["cleared"], 6)
+    assert [move["move"] for move in outputs[1]["moves"]] == outputs[2]["moves"][:2]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
+from triples.interpreter.operations import is_sequence
 from triples.interpreter.session import Session
 from triples.support import deadline
 
@@ -20,13 +22,21 @@ class OperationTimedOut(deadline.TimeLimitExceeded):
 def run(operations: object, *, time_limit: float | None = None) -> list[Any]:
     """Apply each operation in a fresh session: exactly one output per operation, never a raise.
 
-    Input that is not a list has no operations to answer one by one, so it gets one error.
+    ``operations`` is a list, or any other sequence (a tuple) of operations, each a list or a
+    tuple; a list is due inside them too (positions, a deck) and a tuple does as well. Input
+    that is no sequence (a dict, a number, a generator), or is text or bytes, has no operations
+    to answer one by one, so it gets one error.
     With a ``time_limit`` (seconds) the run stops once it has passed, between operations or
     inside a long search, and raises ``OperationTimedOut`` instead of answering: there is no
     limit unless one is asked for.
     """
     if not isinstance(operations, list):
-        return ["error: operations must be a list"]
+        if not is_sequence(operations):
+            return ["error: operations must be a list"]
+        try:
+            operations = list(cast("Sequence[object]", operations))
+        except Exception:  # a sequence of the caller's own whose items cannot be read
+            return ["error: operations must be a list"]
     session = Session()
     if time_limit is None:
         return [session.apply(op) for op in operations]

@@ -12,12 +12,12 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from functools import cached_property
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 
 from triples.support.errors import TriplesError
 
@@ -87,6 +87,9 @@ class Operation:
             raise OperationError(self.usage)
         if all(test(value) for test, value in zip(self.quick, raw, strict=False)):
             return self.args(*raw)
+        plain = cast("list[Any]", as_lists(raw))  # a tuple from Python where a list is due (a deck)
+        if plain is not raw and all(test(value) for test, value in zip(self.quick, plain, strict=False)):
+            return self.args(*plain)
         from pydantic import ValidationError
 
         try:
@@ -101,6 +104,53 @@ class Operation:
         from pydantic import TypeAdapter
 
         return TypeAdapter(self.args)
+
+
+# Values that hold no others: ``as_lists`` looks no further into them.
+LEAVES = frozenset({str, int, float, bool, type(None)})
+# How deep ``as_lists`` looks: an operation's arguments hold lists at most three levels down
+# (a variant object's court); deeper nesting is no operation's and is left for its refusal.
+PLAIN_DEPTH = 4
+# The most items a sequence other than a list is copied with: one longer (a ``range`` of a
+# trillion) is left as it is, for the operation's own refusal, rather than copied.
+PLAIN_ITEMS = 1_000_000
+
+
+def is_sequence(value: object) -> bool:
+    """Whether ``value`` is a sequence that can stand for a list: a tuple, say, but never a
+    string or bytes (text is not a list of its characters)."""
+    return isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray)
+
+
+def as_lists(value: object, depth: int = PLAIN_DEPTH) -> object:
+    """``value`` with every sequence in it that is not a list (a tuple from Python) made a
+    list, down to ``depth`` levels; ``value`` itself when nothing needed it. JSON never holds
+    one, so the interpreter asks only when a value failed its quick test. Never raises: a
+    sequence that cannot be read is left for the operation's refusal."""
+    kind = type(value)
+    if kind in LEAVES:
+        return value
+    if kind is list:
+        items = cast("list[object]", value)
+        if depth <= 0 or all(type(item) in LEAVES for item in items):
+            return value
+        plain = [as_lists(item, depth - 1) for item in items]
+        return plain if any(new is not old for new, old in zip(plain, items, strict=True)) else value
+    if kind is dict:
+        entries = cast("dict[object, object]", value)
+        if depth <= 0:
+            return value
+        plain_entries = {key: as_lists(item, depth - 1) for key, item in entries.items()}
+        return plain_entries if any(plain_entries[key] is not entries[key] for key in entries) else value
+    if depth <= 0 or not is_sequence(value):
+        return value
+    try:
+        sequence = cast("Sequence[object]", value)
+        if len(sequence) > PLAIN_ITEMS:
+            return value
+        return as_lists(list(sequence), depth)
+    except Exception:  # a sequence of the caller's own whose len or items raise
+        return value
 
 
 def is_required(field: dataclasses.Field[Any]) -> bool:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from triples.engines import DEFAULT_STRATEGY
-from triples.interpreter.operations import OPERATIONS, Args, OperationError, Output, operation, writable
+from triples.interpreter.operations import OPERATIONS, Args, OperationError, Output, as_lists, operation, writable
 from triples.model import rules
 from triples.model.deal import MIXED_DECK, deal
 from triples.model.table import Table
@@ -51,6 +51,8 @@ class Session:
     def apply(self, raw: object) -> Output:
         """One operation's output; every failure comes back as an ``error: `` string."""
         try:
+            if type(raw) is not list:
+                raw = as_lists(raw, 1)  # an operation written as a tuple, from Python
             if not isinstance(raw, list) or not raw or not isinstance(raw[0], str):
                 return "error: malformed operation"
             op = OPERATIONS.get(raw[0])
@@ -120,6 +122,15 @@ def op_undo(session: Session, args: Args) -> Output:
     return "ok"
 
 
+@operation("forget", cost="cheap")
+def op_forget(session: Session, args: Args) -> Output:
+    """End a game: its id is free and its memory let go. A session keeps every game it dealt
+    until then, so a long stream that deals new ids forgets the ones it is done with."""
+    session.table(args.id)
+    del session.games[args.id]
+    return "ok"
+
+
 @operation("autoplay", AutoplayArgs, cost="search")
 def op_autoplay(session: Session, args: AutoplayArgs) -> Output:
     from triples.engines import strategies
@@ -184,6 +195,16 @@ def op_fair_move(session: Session, args: Args) -> Output:
 
     move = fair.fair(session.table(args.id))
     return [] if move is None else list(move)
+
+
+@operation("explain", cost="search")
+def op_explain(session: Session, args: Args) -> Output:
+    """Why is this deal hard? The game's moves from its deal, then the fair player's to the end:
+    ``{"best", "cleared", "lost", "moves"}``, ``moves`` listing those that lost cards (the best
+    fell) or where the fair player expected less than the best (triples.engines.explain)."""
+    from triples.engines import explain
+
+    return explain.explain(session.table(args.id)).as_json()
 
 
 @operation("rating", cost="search")

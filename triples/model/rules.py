@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import combinations, product
+from typing import Any
 
 from triples.model.table import Move, Table
 from triples.support.errors import TriplesError
@@ -21,7 +22,8 @@ def check_move(table: Table, positions: object) -> Move:
     """The move ``positions`` names, or IllegalMove with the first failing rule's message."""
     variant = table.variant
     k = variant.per_move
-    if not isinstance(positions, list) or len(positions) != k:
+    positions = positions if isinstance(positions, list) else listed(positions, k)
+    if len(positions) != k:
         raise IllegalMove(f"pick exactly {k} cards")
     if any(type(p) is not int for p in positions):  # bool is an int subclass, not a position
         raise IllegalMove("positions must be integers")
@@ -36,6 +38,18 @@ def check_move(table: Table, positions: object) -> Move:
     if total != variant.target:
         raise IllegalMove(f"cards sum to {total}, need {variant.target}")
     return Move(positions)
+
+
+def listed(positions: object, k: int) -> list[Any]:
+    """Positions given as a sequence other than a list (a tuple, from Python) as a list. Text,
+    bytes, sets and mappings are no positions in order, and are refused as any non-list is."""
+    if isinstance(positions, Sequence) and not isinstance(positions, str | bytes | bytearray):
+        try:
+            if len(positions) == k:
+                return list(positions)
+        except Exception:  # a sequence of the caller's own whose len or items raise
+            pass
+    raise IllegalMove(f"pick exactly {k} cards")
 
 
 def histogram(values: Sequence[int], top: int) -> list[int]:

@@ -106,6 +106,9 @@ COMMANDS: dict[str, Command] = {
         Command(
             "calendar", "a deal for each date, by a weekly pattern of difficulty bands", "triples.doors.rating.calendar"
         ),
+        Command(
+            "explain", "why a deal is hard: where the fair player falls below the best", "triples.doors.cli.explain"
+        ),
         Command("bestrun", "the best run of Uniscraper pyramid configs", "triples.doors.cli.bestrun"),
         Command(
             "serve",

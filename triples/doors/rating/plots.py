@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 from typing import TYPE_CHECKING
 
 from triples.doors.kit.exits import BadInput
@@ -19,6 +20,7 @@ from triples.doors.rating.summary import P_RANDOM_BINS, Summary
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 PLOT_FORMATS = {".png": "png", ".svg": "svg"}
 PLOT_HELP = "draw the distributions of the run into FILE (.png or .svg; needs the plot extra)"
@@ -27,6 +29,8 @@ BAND_COLOURS = {"easy": "#4caf50", "medium": "#ff9800", "hard": "#e53935"}
 SERIES_COLOURS = ("#37474f", "#1e88e5", "#8e24aa")  # best, the strategy, fair
 DPI = 110
 LEGEND_ROOM = 1.22  # headroom above the tallest bar, so that the legend row covers none
+TITLE_ROOM = 0.94  # of the figure's width, what a title's line may take
+TITLE_EM = 0.72  # the title's bold font: its widest glyphs (digits) are 0.7 of an em wide
 
 
 def plot_format(path: str) -> str | None:
@@ -50,31 +54,69 @@ def title_of(summary: Summary, seeds: str) -> str:
     return f"{summary.variant.name}, {seeds} ({summary.deals:,} deals)"
 
 
-def write_plot(path: str, summary: Summary, seeds: str) -> None:
-    """Draw the summary's distributions into ``path`` (its extension picks PNG or SVG);
-    ``seeds`` names the range, e.g. ``seeds 1-500``."""
+def fitted_title(text: str, width: float, fontsize: float) -> tuple[str, float]:
+    """``text`` in lines that fit a figure ``width`` inches wide, broken after a space or a
+    comma (a custom variant's name breaks between its fields), and the font size: smaller than
+    ``fontsize`` only when one piece that cannot be broken is wider than the figure."""
+    room = TITLE_ROOM * width * 72  # points
+    per_line = max(1, int(room / (fontsize * TITLE_EM)))
+    lines = [""]
+    for piece in re.split(r"(?<=[ ,])", text):
+        if lines[-1] and len(lines[-1] + piece.rstrip()) > per_line:
+            lines.append("")
+        lines[-1] += piece
+    lines = [line.rstrip() for line in lines]
+    longest = max(len(line) for line in lines)
+    return "\n".join(lines), min(fontsize, room / (TITLE_EM * longest))
+
+
+def set_title(figure: Figure, title: str, fontsize: float) -> None:
+    """The figure's title, fitted to its width: a long variant name is never cut off."""
+    text, size = fitted_title(title, figure.get_figwidth(), fontsize)
+    figure.suptitle(text, fontsize=size, fontweight="bold")
+
+
+def matplotlib_or_refusal() -> None:
+    """matplotlib on its file-only backend, or the one-line refusal naming the extra."""
     try:
         import matplotlib
     except ImportError:
         raise BadInput(f"--plot needs matplotlib: {INSTALL_HINT}") from None
     matplotlib.use("Agg")
+
+
+def save(figure: Figure, path: str, title: str) -> None:
+    """Write ``figure`` to ``path`` (its extension picks PNG or SVG), ``title`` in its metadata."""
+    import matplotlib
+
+    try:
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "triples"}):
+            figure.savefig(path, format=plot_format(path), metadata={"Title": title})
+    except OSError as exc:
+        raise BadInput(f"--plot {path}: {exc.strerror or exc}") from None
+
+
+def plot_figure(summary: Summary, seeds: str) -> Figure:
+    """The summary's distributions, drawn; ``seeds`` names the range, e.g. ``seeds 1-500``."""
+    matplotlib_or_refusal()
     from matplotlib.figure import Figure
 
     with_bands = summary.band_deals > 0
     figure = Figure(figsize=(10, 7.5 if with_bands else 4.2), dpi=DPI, layout="constrained")
-    title = title_of(summary, seeds)
-    figure.suptitle(title, fontsize=13, fontweight="bold")
+    set_title(figure, title_of(summary, seeds), 13)
     if with_bands:
         cleared_axes, chance_axes = figure.subplots(2, 1, height_ratios=(1, 1))
         draw_cleared(cleared_axes, summary)
         draw_p_random(chance_axes, summary)
     else:
         draw_cleared(figure.subplots(), summary)
-    try:
-        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "triples"}):
-            figure.savefig(path, format=plot_format(path), metadata={"Title": title})
-    except OSError as exc:
-        raise BadInput(f"--plot {path}: {exc.strerror or exc}") from None
+    return figure
+
+
+def write_plot(path: str, summary: Summary, seeds: str) -> None:
+    """Draw the summary's distributions into ``path`` (its extension picks PNG or SVG);
+    ``seeds`` names the range, e.g. ``seeds 1-500``."""
+    save(plot_figure(summary, seeds), path, title_of(summary, seeds))
 
 
 def draw_cleared(axes: Axes, summary: Summary) -> None:

@@ -35,11 +35,15 @@ async function getJSON(path) {
 // ---------------------------------------------------------------- busy, messages
 
 let busy = false;
+let working = 0; // pieces of work in flight: more than one only while a later one supersedes
 
-// Runs one piece of work at a time; `body.busy` is set meanwhile (the tests wait on it).
-async function act(work) {
-  if (busy) return;
+// Runs one piece of work at a time; `body.busy` is set meanwhile (the tests wait on it). Work
+// that `supersedes` (a new deal) runs even while another is in flight: the view then drops
+// the earlier work's answers as stale (see triples.js), so the latest request always wins.
+async function act(work, { supersedes = false } = {}) {
+  if (busy && !supersedes) return;
   busy = true;
+  working += 1;
   document.body.classList.add("busy");
   try {
     await work();
@@ -47,9 +51,12 @@ async function act(work) {
     const view = Explorer.views[Explorer.current];
     if (view && view.say) view.say(`error: ${error.message}`);
   } finally {
-    busy = false;
-    document.body.classList.remove("busy");
-    for (const view of Object.values(Explorer.views)) if (view.idle) view.idle();
+    working -= 1;
+    if (working === 0) {
+      busy = false;
+      document.body.classList.remove("busy");
+      for (const view of Object.values(Explorer.views)) if (view.idle) view.idle();
+    }
   }
 }
 

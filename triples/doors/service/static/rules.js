@@ -45,20 +45,22 @@ function changedRules() {
   return Object.keys(changed).length ? changed : null;
 }
 
-// Deal with the form's rules; rules the server refuses leave the game as it was.
+// Deal with the form's rules; rules the server refuses leave the game as it was. A new deal:
+// it supersedes what is in flight (triples.js).
 function dealWithRules(rules) {
-  return act(async () => {
+  return triplesAct(async (current) => {
     const variant = $("variant").value;
     const argument = rules ? { base: variant, ...rules } : variant;
     const seed = /^-?[0-9]+$/.test($("seed").value.trim()) ? $("seed").value.trim() : game.seed;
     const deal = game.deck !== null && variant === game.variant && !rules ? JSON.stringify(game.deck) : seed;
     const [answer] = await postRun(`[["new","g",${deal},${JSON.stringify(argument)}]]`);
+    if (!current()) return;
     if (isError(answer)) return say(answer);
     Object.assign(game, { variant, rules, moves: [] });
     if (deal === seed) Object.assign(game, { seed, deck: null });
     dailyNote = null;
-    await refresh();
-  });
+    await refresh(null, false, current);
+  }, true);
 }
 
 // ---------------------------------------------------------------- the daily deal
@@ -78,17 +80,19 @@ function parseVariantName(name) {
 }
 
 function openDaily() {
-  return act(async () => {
+  return triplesAct(async (current) => {
     const { ok, answer } = await getJSON("/daily/today");
+    if (!current()) return;
     if (!ok) return say(`error: daily: ${answer.error}`);
     const parsed = variants && parseVariantName(String(answer.variant));
     if (!parsed) return say(`error: daily: variant '${answer.variant}' is not one this page can deal`);
     Object.assign(game, { ...parsed, seed: String(answer.seed), deck: null, moves: [] });
-    await refresh();
+    await refresh(null, false, current);
+    if (!current()) return;
     dailyNote = `Daily deal of ${answer.date}: ${answer.variant}, seed ${answer.seed} · band ${answer.band} · best ${answer.best}`;
     renderRating();
     if (view && JSON.stringify(view.before) !== JSON.stringify(answer.table)) say("error: daily: the deal here differs from the table the service announced");
-  });
+  }, true);
 }
 
 // ---------------------------------------------------------------- wiring

@@ -17,7 +17,12 @@ let selected = [];
 let hinted = [];
 let fairHinted = [];
 let rating = { key: null, answer: null }; // the deal's rating, asked once per deal
+let explained = { key: null, answer: null }; // the `explain` answer for the moves played
 let dailyNote = null;
+// Each action of this view takes the next number. Once a later one has begun (a deal clicked
+// while the last answer is still coming), an earlier action's answers are stale: it drops them
+// rather than draw an older game over the newer one, whatever order the answers come in.
+let latestAction = 0;
 
 // ---------------------------------------------------------------- the rules in force
 
@@ -130,12 +135,26 @@ function address() {
 
 // ---------------------------------------------------------------- actions
 
-async function refresh(message = null, replace = false) {
+// Runs `work(current)` as one action of this view; `current()` is false once a later action
+// has begun, and the work asks it after every answer. An action that `supersedes` (a new
+// deal) runs even while an earlier one is in flight, which then finds itself stale.
+function triplesAct(work, supersedes = false) {
+  return act(
+    async () => {
+      const action = ++latestAction;
+      await work(() => action === latestAction);
+    },
+    { supersedes },
+  );
+}
+
+async function refresh(message = null, replace = false, current = () => true) {
   const result = await replay();
+  if (!current()) return;
   if (result.rejected) {
     const { index, move, error } = result.rejected;
     game.moves = game.moves.slice(0, index);
-    await refresh(`move ${index + 1} (${move.join("-")}) was refused: ${error}`, replace);
+    await refresh(`move ${index + 1} (${move.join("-")}) was refused: ${error}`, replace, current);
     return;
   }
   view = result;
@@ -145,7 +164,29 @@ async function refresh(message = null, replace = false) {
   remember(address(), replace);
   render();
   say(message || result.failed || null);
-  if (!result.failed && rating.key !== dealKey()) await rate();
+  if (result.failed) return;
+  explainLine(); // not waited for: the marks follow the table when they come
+  if (rating.key !== dealKey()) await rate();
+}
+
+// The cards each move lost, for the history's marks: the `explain` operation (what `triples
+// explain` prints), asked in a request of its own, so that a slow one never holds back the
+// table. Its answer is kept for the moves it was asked for, and dropped once they changed.
+const lineKey = () => JSON.stringify([dealKey(), game.moves]);
+
+async function explainLine() {
+  const key = lineKey();
+  if (explained.key === key) return;
+  let answer;
+  try {
+    const out = await postGame([...game.moves.map((move) => ["play", GAME, move]), ["explain", GAME]]);
+    answer = out[out.length - 1];
+  } catch (error) {
+    answer = `error: ${error.message}`;
+  }
+  if (key !== lineKey()) return;
+  explained = { key, answer };
+  renderHistory();
 }
 
 // The deal's rating, asked once per deal and in a request of its own: a slow rating (a large
@@ -164,44 +205,44 @@ async function rate() {
 }
 
 function deal() {
-  return act(async () => {
-    game.moves = [];
-    dailyNote = null;
-    await refresh();
-  });
+  game.moves = [];
+  dailyNote = null;
+  return triplesAct((current) => refresh(null, false, current), true);
 }
 
 function play(move) {
-  return act(async () => {
+  return triplesAct(async (current) => {
     const result = await replay([["play", GAME, move]]);
+    if (!current()) return;
     const answer = result.extra ? result.extra[0] : result.failed;
     if (isError(answer)) {
       rejectSelection(answer);
       return;
     }
     game.moves.push([...move].sort((a, b) => a - b));
-    await refresh();
+    await refresh(null, false, current);
   });
 }
 
 function undo() {
   if (!game.moves.length) return say("error: nothing to undo");
-  return act(async () => {
+  return triplesAct(async (current) => {
     game.moves.pop();
-    await refresh();
+    await refresh(null, false, current);
   });
 }
 
 function rewind(count) {
-  return act(async () => {
+  return triplesAct(async (current) => {
     game.moves = game.moves.slice(0, count);
-    await refresh();
+    await refresh(null, false, current);
   });
 }
 
 function hint() {
-  return act(async () => {
+  return triplesAct(async (current) => {
     const result = await replay([["solve", GAME]]);
+    if (!current()) return;
     const line = result.extra && result.extra[0];
     if (!line || isError(line)) return say(line || result.failed);
     selected = [];
@@ -213,8 +254,9 @@ function hint() {
 
 // The fair player's move beside the best line's: where they differ, seeing the stock matters.
 function fairHint() {
-  return act(async () => {
+  return triplesAct(async (current) => {
     const result = await replay([["fair_move", GAME], ["solve", GAME]]);
+    if (!current()) return;
     const [move, line] = result.extra || [];
     if (!move || isError(move)) return say(move || result.failed);
     selected = [];
@@ -229,12 +271,14 @@ function fairHint() {
 
 function autoplay() {
   const strategy = $("strategy").value;
-  return act(async () => {
+  return triplesAct(async (current) => {
     const result = await replay([["autoplay", GAME, strategy]]);
+    if (!current()) return;
     const answer = result.extra && result.extra[0];
     if (!answer || isError(answer)) return say(answer || result.failed);
     game.moves.push(...answer.moves);
-    await refresh(`autoplay (${strategy}): ${answer.moves.length} move${answer.moves.length === 1 ? "" : "s"}`);
+    const made = `autoplay (${strategy}): ${answer.moves.length} move${answer.moves.length === 1 ? "" : "s"}`;
+    await refresh(made, false, current);
   });
 }
 
@@ -372,12 +416,18 @@ function renderHistory() {
   list.replaceChildren();
   $("history-empty").hidden = Boolean(view && view.steps && view.steps.length);
   if (!view || !view.steps) return;
-  let previous = view.bestAtStart;
+  // The marks: the cards each move lost, as the `explain` operation reports the moves played.
+  const answer = explained.key === lineKey() && !isError(explained.answer) ? explained.answer : null;
+  const losses = new Map(
+    answer ? answer.moves.filter((move) => move.by === "played" && move.lost > 0).map((move) => [move.turn, move]) : [],
+  );
   view.steps.forEach((step, index) => {
     const item = document.createElement("li");
-    const lost = previous - step.best;
+    const loss = losses.get(index + 1);
+    const lost = loss ? loss.lost : 0;
+    const instead = loss && loss.best_line ? `the best line plays ${loss.best_line.move.join("-")} (${loss.best_line.cards.join(" ")}) here` : "";
     item.className = lost > 0 ? "lost" : "";
-    item.title = "go back to just after this move";
+    item.title = lost > 0 ? `${lost} card${lost === 1 ? "" : "s"} lost: ${instead}. Click to go back to just after this move` : "go back to just after this move";
     const cards = step.cards
       .map((code) => `<span class="mini ${RED_SUITS.has(code.slice(-1)) ? "red" : "black"}">${code.slice(0, -1)}${SUITS[code.slice(-1)] || ""}</span>`)
       .join("");
@@ -386,13 +436,13 @@ function renderHistory() {
       `<span class="minis">${cards}</span>` +
       `<span class="after">${step.best}${lost > 0 ? ` <em>−${lost}</em>` : ""}</span>`;
     item.tabIndex = 0;
-    item.setAttribute("aria-label", `move ${index + 1}: slots ${step.move.join("-")}, ${step.cards.join(" ")}; best after it ${step.best}. Enter goes back to here`);
+    const lostNote = lost > 0 ? `; ${lost} card${lost === 1 ? "" : "s"} lost, ${instead}` : "";
+    item.setAttribute("aria-label", `move ${index + 1}: slots ${step.move.join("-")}, ${step.cards.join(" ")}; best after it ${step.best}${lostNote}. Enter goes back to here`);
     item.addEventListener("click", () => rewind(index + 1));
     item.addEventListener("keydown", (event) => {
       if (event.key === "Enter") rewind(index + 1);
     });
     list.append(item);
-    previous = step.best;
   });
   list.scrollTop = list.scrollHeight; // the list scrolls, never the page
 }
@@ -415,6 +465,14 @@ function renderControls() {
       option.textContent = `${name} (${rules.per_move} to ${rules.target})`;
       picker.append(option);
     }
+  }
+  // The picked variant's option says so when rules of one's own are laid over it.
+  for (const option of picker.options) {
+    const rules = variants && variants[option.value];
+    if (!rules) continue;
+    const custom = option.value === game.variant && game.rules;
+    const shown = custom ? effectiveRules() : rules;
+    option.textContent = `${option.value}${custom ? ", custom rules" : ""} (${shown.per_move} to ${shown.target})`;
   }
   picker.value = game.variant;
   picker.classList.toggle("changed", Boolean(game.rules));
@@ -480,7 +538,7 @@ function startTriples() {
 registerView("triples", {
   open(params, replace) {
     readAddress(params);
-    act(() => refresh(null, replace));
+    triplesAct((current) => refresh(null, replace, current), true);
   },
   address,
   say,
