@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import math
 import re
 import sys
 from collections import Counter
@@ -36,7 +37,7 @@ import orjson
 from triples.doors.kit import options
 from triples.doors.kit.exits import EXIT_OK, CommandError
 from triples.doors.kit.variant_option import variant_help, variant_of_option
-from triples.doors.rating import command, store_backed
+from triples.doors.rating import command, secret, store_backed
 from triples.doors.rating.columns import BAND, DIFFICULTY_COLUMNS, FAIR, P_RANDOM
 from triples.doors.rating.command import Request, executor_for
 from triples.doors.rating.errors import BadInput
@@ -91,14 +92,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seeds",
         metavar="A-B",
         type=options.seed_range,
-        default=DEFAULT_SEEDS,
         help=f"seeds to draw from, lowest first (default {DEFAULT_SEEDS})",
     )
     parser.add_argument(
         "--min-best",
         metavar="K",
         type=options.non_negative_int,
-        help="only deals where best play clears at least K cards",
+        help="only deals where best play clears at least K cards (default: a quarter of the deck, rounded up)",
+    )
+    parser.add_argument(
+        "--secret",
+        action="store_true",
+        help="the players' calendar: decks drawn at random and kept secret, not seeds (docs/players.md)",
     )
     parser.add_argument(
         "--db", metavar="FILE", help="the store that keeps the calendar and the ratings (without it nothing is kept)"
@@ -163,8 +168,10 @@ def parse_plan(args: argparse.Namespace) -> Plan:
     pattern = parse_pattern(args.pattern)
     for band in sorted(set(pattern), key=BANDS.index):
         check_band_possible(variant, band)
-    seeds: options.SeedRange = args.seeds
-    min_best: int = 0 if args.min_best is None else args.min_best
+    if getattr(args, "secret", False) and args.seeds is not None:
+        raise BadInput("--seeds: a secret calendar draws its decks at random, from no seed")
+    seeds: options.SeedRange = options.seed_range(DEFAULT_SEEDS) if args.seeds is None else args.seeds
+    min_best: int = default_min_best(variant) if args.min_best is None else args.min_best
     if min_best > variant.deck_size:
         raise BadInput(f"--min-best {min_best}: {variant.name} has only {variant.deck_size} cards")
     jobs = options.core_count() if args.jobs is None else args.jobs
@@ -172,12 +179,18 @@ def parse_plan(args: argparse.Namespace) -> Plan:
     return Plan(variant, variant.name, dates, pattern, seeds.first, seeds.last, min_best, jobs, args.format, args.db)
 
 
+def default_min_best(variant: Variant) -> int:
+    """So that no published day clears only a move or two: a quarter of the deck, rounded up."""
+    return math.ceil(variant.deck_size / 4)
+
+
 def main(args: argparse.Namespace) -> int:
     try:
         plan = parse_plan(args)
+        fill = secret.run if args.secret else run
         with store_backed.opened(plan.db or IN_MEMORY) as store, StopSignals() as signals:
             assert store is not None
-            return run(plan, store, signals)
+            return fill(plan, store, signals)
     except CommandError as exc:
         return command.fail(str(exc), PROG, exc.status)
 
