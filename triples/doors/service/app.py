@@ -28,8 +28,9 @@ from starlette.exceptions import HTTPException
 
 from triples import __version__
 from triples.api import OperationTimedOut, run
-from triples.doors.service import daily
+from triples.doors.service import daily, players
 from triples.doors.service.gate import QUICK_BODY_BYTES, Gate, Overloaded, quick
+from triples.doors.service.limits import LIMITS_VARIABLE, PlayLimits
 from triples.doors.service.metrics import CONTENT_TYPE, ServiceMetrics
 from triples.interpreter.jsonio import JSONInputError, dumps, json_kind, loads
 from triples.interpreter.session import OPERATIONS
@@ -71,7 +72,8 @@ class ServiceSettings(BaseModel):
     max_running: int = Field(default=1, ge=1)  # costly requests computing at once
     max_waiting: int = Field(default=16, ge=0)  # costly requests waiting for their turn
     max_wait: float = Field(default=2.0, gt=0)  # seconds a request may wait before a 503
-    daily_db: str | None = None  # the store whose calendar GET /daily serves (triples serve --db)
+    daily_db: str | None = None  # the store of GET /daily and the players' game (triples serve --db)
+    limits: PlayLimits = PlayLimits()  # how often players and addresses may call the players' game
 
 
 class RequestRejected(Exception):
@@ -323,6 +325,7 @@ def pages_app(service: Service) -> FastAPI:
         return Response(content, media_type=DOCS_ASSETS[name], headers={"Cache-Control": "max-age=86400"})
 
     daily.mount(app, service.settings.daily_db)
+    app.include_router(players.router(service.settings.daily_db, service.settings.limits))
     return app
 
 
@@ -333,12 +336,17 @@ def create_app(settings: ServiceSettings) -> Service:
 
 def default_app() -> Service:
     """The application with the default limits, for ``uvicorn triples.doors.service.app:default_app --factory``
-    (the time limit from ``TRIPLES_TIME_LIMIT`` when set: ``triples serve --time-limit`` sets it)."""
+    (the time limit from ``TRIPLES_TIME_LIMIT`` and the players' limits from ``TRIPLES_PLAY_LIMITS``
+    when set: ``triples serve --time-limit`` and its rate options set them)."""
     from triples.doors.service.server import tune_service_process
 
     tune_service_process()  # each worker process applies the service's own settings
     time_limit = os.environ.get("TRIPLES_TIME_LIMIT")
-    settings = ServiceSettings(daily_db=daily.db_from_environment())
+    limits = os.environ.get(LIMITS_VARIABLE)
+    settings = ServiceSettings(
+        daily_db=daily.db_from_environment(),
+        limits=PlayLimits() if limits is None else PlayLimits.model_validate_json(limits),
+    )
     if time_limit is not None:
         settings = settings.model_copy(update={"time_limit": float(time_limit)})
     return create_app(settings)
