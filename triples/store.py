@@ -499,10 +499,15 @@ def deal_of(record: tuple[Any, ...]) -> Deal:
     return Deal(date, variant, seed, orjson.loads(spec), band, best, fair, p_random)
 
 
-def open_store(path: str) -> Store:
+def open_store(path: str, sync_every_commit: bool = True) -> Store:
     """The store at ``path``, created when missing and upgraded when of an older schema;
     StoreError (one line) when it cannot be used: not a SQLite file, another program's database,
-    or a store of a newer schema version."""
+    or a store of a newer schema version.
+
+    ``sync_every_commit=False`` (the players' game) leaves the disk sync to the write-ahead log's
+    checkpoints: a commit is then in the operating system's hands when it returns, so it survives
+    the process being killed (even ``kill -9``) but not the machine losing power before the next
+    checkpoint. A sync per commit would cost each move a disk flush (milliseconds on a busy disk)."""
     try:
         connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
     except sqlite3.Error as exc:
@@ -510,6 +515,8 @@ def open_store(path: str) -> Store:
     try:
         prepare(connection, path)
         connection.execute("PRAGMA foreign_keys = ON")
+        if not sync_every_commit:
+            connection.execute("PRAGMA synchronous = NORMAL")
     except BaseException:
         connection.close()
         raise

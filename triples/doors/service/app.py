@@ -148,6 +148,7 @@ class Service:
         self.settings = settings
         self.gate = Gate(settings.max_running, settings.max_waiting, settings.max_wait)
         self.metrics = ServiceMetrics(OPERATIONS)
+        self.players = players.PlayersDoor(settings.daily_db, settings.limits)
         self.fastapi = pages_app(self)
         self.health_body = dumps({"ok": True, "version": __version__})
 
@@ -174,6 +175,8 @@ class Service:
                 await respond(send_noting_status, 200, self.health_body)
             elif path == "/metrics" and method == "GET":
                 await respond(send_noting_status, 200, metrics.text(), CONTENT_TYPE.encode())
+            elif path.startswith(players.PREFIXES) and self.players.answers(method, path):
+                await self.answer_players(scope, receive, send_noting_status)
             else:
                 await self.fastapi(scope, receive, send_noting_status)
         finally:
@@ -197,6 +200,19 @@ class Service:
             await respond(send, 500, dumps({"error": f"internal error ({type(exc).__name__})"}))
             return
         await respond(send, 200, body)
+
+    async def answer_players(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            body = await read_body(scope, receive, players.MAX_BODY_BYTES)
+        except RequestRejected as exc:
+            await respond(send, exc.status, dumps({"error": exc.message}), extra=players.HEADERS)
+            return
+        headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+        client = (scope.get("client") or ("unknown", 0))[0]
+        query = scope["query_string"].decode("latin-1")
+        answer = await self.players.answer(scope["method"], scope["path"], query, headers, client, body)
+        status, content, extra = players.encoded(answer)
+        await respond(send, status, content, extra=extra)
 
     async def outputs(self, body: bytes) -> bytes:
         """The answer to a ``POST /run`` body, or ``RequestRejected``."""
@@ -325,7 +341,7 @@ def pages_app(service: Service) -> FastAPI:
         return Response(content, media_type=DOCS_ASSETS[name], headers={"Cache-Control": "max-age=86400"})
 
     daily.mount(app, service.settings.daily_db)
-    app.include_router(players.router(service.settings.daily_db, service.settings.limits))
+    app.include_router(players.router(service.players))
     return app
 
 

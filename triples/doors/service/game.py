@@ -110,7 +110,7 @@ class Game:
 
     def within(self, work: Callable[..., T], *args: Any) -> T:
         if self.store is None:
-            self.store = open_store(self.db)
+            self.store = open_store(self.db, sync_every_commit=False)
         return work(self.store, *args)
 
     # ------------------------------------------------------------ on the store's thread
@@ -122,6 +122,10 @@ class Game:
         if player is None:
             raise Refused(409, f"the name '{kept}' is taken")
         return {"player": player.id, "name": player.name, "token": token}
+
+    def known_player(self, token: str) -> Player | None:
+        """The token's player if this process has met it (read from any thread: a dict lookup)."""
+        return self.players.get(token_hash(token))
 
     def player(self, store: Store, token: str) -> Player:
         hashed = token_hash(token)
