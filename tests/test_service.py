@@ -351,7 +351,9 @@ def test_health(client: TestClient) -> None:
 
 def test_the_openapi_page_describes_run(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
-    assert set(schema["paths"]) == {"/run", "/health", "/metrics", "/daily/{day}"}
+    assert set(schema["paths"]) == {
+        "/run", "/health", "/metrics", "/daily/{day}", "/players", "/play", "/play/{attempt}", "/leaderboard/{day}"
+    }  # fmt: skip
     assert schema["paths"]["/run"]["post"]["requestBody"]["required"] is True
 
 
