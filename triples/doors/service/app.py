@@ -46,6 +46,7 @@ STATIC_FILES = {
     "rules.js": "text/javascript; charset=utf-8",
     "pyramid.js": "text/javascript; charset=utf-8",
     "quartets.js": "text/javascript; charset=utf-8",
+    "challenge.js": "text/javascript; charset=utf-8",
 }
 # The OpenAPI page's files, from the fastapi-offline package: served here, never from a CDN.
 DOCS_ASSETS = {
