@@ -7,7 +7,8 @@ For each worker count of --workers (1 and 2), a fresh copy of one secret calenda
 as a double-clicking client: both must name the same attempt) and play to the end, each on
 keep-alive connections of a minimal HTTP/1.1 client written on asyncio streams (a client
 library would cost more CPU than the server, on the same two cores). Each move is a random
-legal move of the table the last answer showed; a share of them (--race) is sent twice at once
+move of the table the last answer showed (the highest cards, as a greedy player would take
+them); a share of them (--race) is sent twice at once
 on two connections, as a client that retries at once would: exactly one must be played.
 
 Printed per worker count: moves/s over the play phase, p50/p99 move latency, and what the
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import random
 import shutil
 import sqlite3
@@ -60,12 +62,14 @@ UNLIMITED = ("--player-rate", "1e6", "--address-rate", "1e6", "--new-players", "
 
 
 def make_calendar(directory: Path, variant: str) -> Path:
-    """A store with today's secret deal of ``variant``."""
+    """A store with today's secret deal of ``variant``: an easy one where the greedy players
+    clear at least three quarters of the deck, so that each plays a long game."""
     store = directory / "calendar.db"
     today = time.strftime("%Y-%m-%d", time.gmtime())
+    long_game = str(3 * parse_variant(variant).deck_size // 4)
     done = subprocess.run(
         [sys.executable, "-m", "triples", "calendar", "--secret", "--db", str(store), "--variant", variant,
-         "--start", today, "--days", "1", "--pattern", "easy", "--jobs", "1"],
+         "--start", today, "--days", "1", "--pattern", "easy", "--min-best", long_game, "--jobs", "1"],
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     if done.returncode != 0:
@@ -112,6 +116,13 @@ class Rules:
         variant = parse_variant(variant_name)
         self.per_move, self.target = variant.per_move, variant.target
         self.value = {card.code: variant.card_values[card] for card in variant.cards}
+
+    def high(self, table: list[str | None], rng: random.Random) -> list[int]:
+        """A move as a greedy player picks it, seeing only the table: the highest cards it can
+        take (ties at random). Games last longer than with random moves: more moves to time."""
+        moves = self.moves(table)
+        rng.shuffle(moves)
+        return max(moves, key=lambda move: sorted((self.value[str(table[slot])] for slot in move), reverse=True))
 
     def moves(self, table: list[str | None]) -> list[list[int]]:
         filled = [(slot, self.value[code]) for slot, code in enumerate(table) if code is not None]
@@ -160,7 +171,7 @@ async def play(
             if interval:
                 await asyncio.sleep(max(0.0, due - time.perf_counter()))
                 due += interval * rng.uniform(0.5, 1.5)
-            move = rng.choice(rules.moves(state["table"]))
+            move = rules.high(state["table"], rng)
             data = request(port, "POST", path, {"move": move, "turn": state["turn"]}, token)
             started = time.perf_counter()
             if rng.random() < race:
@@ -342,6 +353,8 @@ def main() -> int:
     args = parser.parse_args()
     directory = Path(tempfile.mkdtemp(prefix="players-bench-"))
     failed: list[str] = []
+    # Other work on the machine takes cores from the server and the players alike: say how much.
+    print(f"load average before the runs: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
     try:
         calendar = make_calendar(directory, args.variant)
         for workers in (int(part) for part in args.workers.split(",")):

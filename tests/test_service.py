@@ -389,7 +389,9 @@ def test_the_explorer_needs_nothing_from_outside() -> None:
     assert [name for name, text in scripts.items() if "fetch(" in text] == ["explorer.js"]
     assert re.findall(r"fetch\(([^,)]*)", scripts["explorer.js"]) == ['"/run"', "path"]
     paths = [path for text in scripts.values() for path in re.findall(r"getJSON\(([^)]*)\)", text)]
-    assert paths and all(re.fullmatch(r'"/[a-z/]+"|path', path) for path in paths), paths
+    # and sendJSON for the players' game: a path of the service, written out or built from its parts
+    paths += [path for text in scripts.values() for path in re.findall(r'sendJSON\(\s*"[A-Z]+",\s*([^,)]*)', text)]
+    assert paths and all(re.fullmatch(r'"/[a-z/]+"|`/[a-z]+/\$\{[^`]*`?|path', path) for path in paths), paths
 
 
 # ---------------------------------------------------------------- triples serve
