@@ -339,6 +339,10 @@ def failures(figures: Figures) -> list[str]:
 
 
 def main() -> int:
+    with contextlib.suppress(ImportError):  # the serve extra's event loop: the players cost less CPU on it
+        import uvloop
+
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=GOAL_PLAYERS, help="players at once (default 200)")
     parser.add_argument("--workers", default="1,2", help="server processes, a comma list (default 1,2)")
