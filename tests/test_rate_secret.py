@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import re
 import secrets
+import signal
+import time
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
+from tests.processes import EXIT_WITHIN, descendants, left_running, start, stopped
 from triples import run
 from triples.doors import cli
 from triples.doors.rating import secret
 from triples.model.variants import VARIANTS
-from triples.store import open_store
+from triples.store import StoreError, open_store
 
 WEEK = "easy,medium,easy,medium,easy,easy,hard"
 START = "2026-01-05"  # a Monday
@@ -144,3 +147,31 @@ def test_refusals_are_one_line(capsys: pytest.CaptureFixture[str], args: list[st
     out, err = capsys.readouterr()
     assert (status, out) == (2, "")
     assert err.startswith(f"triples calendar: error: {message}") and err.count("\n") == 1
+
+
+def test_ctrl_c_keeps_and_prints_the_days_found_and_leaves_no_worker(tmp_path: Path) -> None:
+    db = tmp_path / "game.db"
+    # Hard days of best 45 or more are rare: the run is still drawing when the signal comes.
+    child = start(["calendar", "--secret", "--db", str(db), "--start", START, "--days", "60", "--pattern", "hard",
+                   "--min-best", "45", "--jobs", "2", "--format", "jsonl"], tmp_path)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not secret_days(db) and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.05)
+    workers = descendants(child.pid)
+    out, err, _ = stopped(child, signal.SIGINT)
+    assert child.returncode == 130, err
+    kept = secret_days(db)
+    assert 1 <= len(kept) < 60
+    assert [orjson.loads(line)["deal"] for line in out.splitlines()] == [kept[day] for day in sorted(kept)]
+    assert err.splitlines()[-1] == "interrupted: the dates filled so far are kept"
+    assert workers and left_running(workers, EXIT_WITHIN) == set()
+
+
+def secret_days(db: Path) -> dict[str, str]:
+    if not db.exists():
+        return {}
+    try:
+        with open_store(str(db)) as store:
+            return {day: deal.deal for day, deal in store.secret_calendar("classic").items()}
+    except StoreError:  # being made
+        return {}

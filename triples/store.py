@@ -1,4 +1,4 @@
-"""The ratings store: one SQLite file that keeps rated rows and the daily calendar.
+"""The store: one SQLite file that keeps rated rows, the daily calendars and the players' game.
 
 Why SQLite from the standard library (``sqlite3``) rather than a wrapper or a server: the store
 is one file a designer can copy, back up or open with the ``sqlite3`` shell; several commands
