@@ -64,7 +64,8 @@ so far are kept), 2 bad input
 examples:
   triples calendar --start 2026-01-05 --days 14 --pattern easy,easy,medium,easy,medium,easy,hard
   triples calendar --variant sum15 --db season.db --start 2026-01-05 --days 91 \\
-      --pattern easy,easy,medium,easy,medium,medium,hard --seeds 1-5000 --format csv"""
+      --pattern easy,easy,medium,easy,medium,medium,hard --seeds 1-5000 --format csv
+  triples calendar --secret --db game.db --start 2026-01-05 --days 28 --pattern easy,medium,hard"""
 
 PROG = "triples calendar"
 DEFAULT_SEEDS = "1-10000"
