@@ -54,6 +54,11 @@ SHORT_RUNS = [
         id="sweep-difficulty",
     ),
     pytest.param(["startup.py", "--runs", "1"], r"^goal: a one-operation batch within 120 ms: ", id="startup"),
+    pytest.param(
+        ["players.py", "--players", "4", "--workers", "1", "--pace", "40"],
+        r"^goal: 200 players, .*: (all requirements met|not met: .*)$",
+        id="players",
+    ),
 ]
 SHORT_SCRIPTS = {param.values[0][0] for param in SHORT_RUNS}  # type: ignore[index]
 

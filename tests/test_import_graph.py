@@ -18,7 +18,10 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "triples"
 LINES = 420  # "about 400"
 # Files allowed past it, and why.
-LONG_FILES: dict[str, str] = {}
+LONG_FILES: dict[str, str] = {
+    "store.py": "the one module that holds the schema and every SQL statement, so that moving the store to "
+    "another database is reading and porting one file",
+}
 
 # Each layer, and the layers it may import (itself always allowed).
 LAYERS: dict[str, frozenset[str]] = {

@@ -25,6 +25,7 @@ from triples.doors.rating.calendar import STRATEGY
 from triples.doors.rating.rows import DIFFICULTY_COLUMNS, RateOptions, row_values
 from triples.doors.rating.seed_rows import rate_batch
 from triples.doors.rating.store_backed import provenance_of
+from triples.model.variants import parse_variant
 from triples.store import open_store
 
 # Monday to Sunday; a week needs one hard deal, two medium and four easy.
@@ -93,8 +94,11 @@ def test_each_date_gets_the_lowest_unused_seed_of_its_weekday_band(
     ratings = stored_rows(db, variant)
     assert [row["seed"] for row in ratings] == list(range(1, len(ratings) + 1))
     used: set[int] = set()
+    min_best = -(-parse_variant(variant).deck_size // 4)  # the default --min-best: a quarter of the deck
     for row in rows:
-        lowest = next(r for r in ratings if r["band"] == row["band"] and r["seed"] not in used)
+        lowest = next(
+            r for r in ratings if r["band"] == row["band"] and r["seed"] not in used and r["best"] >= min_best
+        )
         assert row["seed"] == lowest["seed"]
         used.add(row["seed"])
     # And against a fresh rating of each chosen seed, outside the store.
@@ -148,7 +152,7 @@ def test_the_range_running_out_keeps_and_prints_the_dates_filled(capsys: pytest.
     assert status == 1
     assert [(row["date"], row["band"]) for row in rows] == [(START, "easy")]
     assert err[-1] == (
-        "triples calendar: seeds 1-30 hold no more hard deals of sum15 for 2026-01-08; "
+        "triples calendar: seeds 1-30 hold no more hard (best >= 9) deals of sum15 for 2026-01-08; "
         "try a wider range, such as --seeds 1-60"
     )
     status, wider, _ = calendar(capsys, *base, "--seeds", "1-100")
@@ -198,7 +202,11 @@ def test_formats_hold_the_same_rows(capsys: pytest.CaptureFixture[str], db: str)
 
 def test_without_a_store_nothing_is_kept(capsys: pytest.CaptureFixture[str]) -> None:
     status, rows, err = calendar(capsys, "--variant", "pairs", "--start", START, "--days", "3", "--pattern", "easy")
-    assert (status, [row["seed"] for row in rows]) == (0, [1, 2, 3])
+    # Seeds 1, 4 and 5 clear fewer than 13 cards, a quarter of the deck: the default --min-best.
+    assert {seed: row["best"] >= 13 for seed, row in fresh_rows("pairs", list(range(1, 7))).items()} == {
+        1: False, 2: True, 3: True, 4: False, 5: False, 6: True
+    }  # fmt: skip
+    assert (status, [row["seed"] for row in rows]) == (0, [2, 3, 6])
     assert "not kept: without --db the calendar is worked out in memory only" in err
 
 

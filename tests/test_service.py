@@ -351,7 +351,9 @@ def test_health(client: TestClient) -> None:
 
 def test_the_openapi_page_describes_run(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
-    assert set(schema["paths"]) == {"/run", "/health", "/metrics", "/daily/{day}"}
+    assert set(schema["paths"]) == {
+        "/run", "/health", "/metrics", "/daily/{day}", "/players", "/play", "/play/{attempt}", "/leaderboard/{day}"
+    }  # fmt: skip
     assert schema["paths"]["/run"]["post"]["requestBody"]["required"] is True
 
 
@@ -387,7 +389,9 @@ def test_the_explorer_needs_nothing_from_outside() -> None:
     assert [name for name, text in scripts.items() if "fetch(" in text] == ["explorer.js"]
     assert re.findall(r"fetch\(([^,)]*)", scripts["explorer.js"]) == ['"/run"', "path"]
     paths = [path for text in scripts.values() for path in re.findall(r"getJSON\(([^)]*)\)", text)]
-    assert paths and all(re.fullmatch(r'"/[a-z/]+"|path', path) for path in paths), paths
+    # and sendJSON for the players' game: a path of the service, written out or built from its parts
+    paths += [path for text in scripts.values() for path in re.findall(r'sendJSON\(\s*"[A-Z]+",\s*([^,)]*)', text)]
+    assert paths and all(re.fullmatch(r'"/[a-z/]+"|`/[a-z]+/\$\{[^`]*`?|path', path) for path in paths), paths
 
 
 # ---------------------------------------------------------------- triples serve

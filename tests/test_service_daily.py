@@ -13,7 +13,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -180,3 +180,12 @@ def test_a_rule_set_of_ones_own_is_dealt_by_its_canonical_name(tmp_path: Path) -
     answer = client.get(f"/daily/{DAY}", params={"variant": name}).json()
     assert answer == expected(DAY, name, 4, "easy", 15)
     assert len(answer["table"]) == 11
+
+
+def test_a_date_after_today_is_not_published_yet_whatever_the_calendar(tmp_path: Path) -> None:
+    tomorrow = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
+    db = store_with(tmp_path / "s.db", [Deal(tomorrow, "classic", 3, "classic", "easy", 48, 48, 0.08)])
+    client = TestClient(create_app(ServiceSettings(daily_db=db)))
+    for path in (f"/daily/{tomorrow}", "/daily/9999-12-31"):
+        response = client.get(path)
+        assert (response.status_code, response.json()) == (404, {"error": "not published yet"})

@@ -22,7 +22,20 @@ from triples.doors.rating import seed_rows as rate_rows
 from triples.doors.rating.rows import DIFFICULTY_COLUMNS, RateOptions, row_values
 from triples.doors.rating.seed_rows import rate_batch
 from triples.doors.rating.store_backed import provenance_of
-from triples.store import SCHEMA_VERSION, Deal, Provenance, StoreError, open_store
+from triples.store import (
+    APPLICATION_ID,
+    SCHEMA,
+    SCHEMA_VERSION,
+    Attempt,
+    Deal,
+    PlayedMove,
+    Player,
+    Provenance,
+    SecretDeal,
+    Standing,
+    StoreError,
+    open_store,
+)
 
 CLASSIC = Provenance("classic", "high", "none", "0.1.0")
 TIMEOUT = 120
@@ -38,7 +51,7 @@ def test_a_new_store_is_made_on_first_use(tmp_path: Path) -> None:
     tables = sorted(name for (name,) in db.execute("SELECT name FROM sqlite_schema WHERE type = 'table'"))
     db.close()
     assert marks == [SCHEMA_VERSION, 0x54524950, "wal"]
-    assert tables == ["calendar", "provenance", "rows"]
+    assert tables == ["attempts", "calendar", "moves", "players", "provenance", "rows", "secret_calendar"]
 
 
 def test_rows_are_kept_under_their_exact_provenance(tmp_path: Path) -> None:
@@ -87,11 +100,11 @@ def test_files_that_cannot_be_a_store_get_one_line(tmp_path: Path, capsys: pytes
     newer = tmp_path / "newer.db"
     open_store(str(newer)).close()
     with sqlite3.connect(newer) as db:
-        db.execute("PRAGMA user_version = 2")
+        db.execute("PRAGMA user_version = 3")
     expected = {
         text: f"--db {text} is not a SQLite database",
         other: f"--db {other} is a SQLite database but not a triples store",
-        newer: f"--db {newer} is a triples store of schema version 2; this triples 0.1.0 reads schema version 1",
+        newer: f"--db {newer} is a triples store of schema version 3; this triples 0.1.0 reads schema versions 1 to 2",
         tmp_path
         / "no"
         / "such"
@@ -180,7 +193,7 @@ def test_one_writer_and_several_readers_at_once_lose_and_tear_nothing(tmp_path: 
         during_writing += writer.poll() is None
         readers = [
             on_pairs("pick", db, "--band", "easy", "--count", "40", "--seeds", f"1-{last}"),
-            on_pairs("calendar", db, "--pattern", "easy", "--start", "2026-01-05", "--days", "20"),
+            on_pairs("calendar", db, "--pattern", "easy", "--start", "2026-01-05", "--days", "20", "--min-best", "0"),
         ]
         picked, days = (reader.communicate(timeout=TIMEOUT) for reader in readers)
         assert [reader.returncode for reader in readers] == [0, 0], (picked[1], days[1])
@@ -202,3 +215,108 @@ def test_one_writer_and_several_readers_at_once_lose_and_tear_nothing(tmp_path: 
     by_seed = {row["seed"]: {k: v for k, v in row.items() if k not in ("seed", "ms", *made)} for row in written}
     assert [seed for seed, _ in kept] == list(range(1, last + 1))
     assert all({k: v for k, v in values.items() if k != "ms"} == by_seed[seed] for seed, values in kept)
+
+
+# ---------------------------------------------------------------- schema version 2: the players' game
+
+
+def test_a_store_of_version_1_is_upgraded_in_place_keeping_everything(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as db:  # a store as the first version made it
+        db.execute("PRAGMA journal_mode = WAL")
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.execute("INSERT INTO calendar VALUES ('classic', '2026-01-05', 7, '\"classic\"', 'easy', 52, 52, 1.0)")
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute("PRAGMA user_version = 1")
+    db.close()
+    with open_store(str(path)) as store:
+        assert store.calendar("classic") == {
+            "2026-01-05": Deal("2026-01-05", "classic", 7, "classic", "easy", 52, 52, 1.0)
+        }
+        assert store.add_player("Ada", "ada", "hash", 1) == Player(1, "Ada")
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    db.close()
+    open_store(str(path)).close()  # and opened again as it is
+
+
+SECRET = SecretDeal(
+    "2026-01-05", "classic", "abcdefghjk", "classic", ("9D", "AH"), "hard", 39, 21, 0.15, ((0, 2, 5), (1, 3, 4))
+)
+
+
+def store_with_secret(tmp_path: Path) -> Any:
+    store = open_store(str(tmp_path / "game.db"))
+    with store.writing() as db:
+        store.add_secret_deals(db, [SECRET])
+    return store
+
+
+def test_a_secret_deal_is_kept_whole_and_a_date_or_deal_id_only_once(tmp_path: Path) -> None:
+    with store_with_secret(tmp_path) as store:
+        assert store.secret_deal("abcdefghjk") == SECRET
+        assert store.secret_deals_on("2026-01-05") == [SECRET] and store.secret_deals_on("2026-01-06") == []
+        assert store.secret_calendar("classic") == {"2026-01-05": SECRET} and store.secret_calendar("sum15") == {}
+        assert store.secret_deal("nothere") is None
+        same_date = SecretDeal(**{**SECRET.__dict__, "deal": "other"})
+        same_id = SecretDeal(**{**SECRET.__dict__, "date": "2026-01-06"})
+        for clash in (same_date, same_id):
+            with pytest.raises(StoreError, match="UNIQUE constraint failed"), store.writing() as db:
+                store.add_secret_deals(db, [clash])
+        assert store.secret_calendar("classic") == {"2026-01-05": SECRET}
+        assert store.calendar("classic") == {}  # the seed calendar is another
+
+
+def test_names_are_unique_ignoring_case_and_a_token_finds_its_player(tmp_path: Path) -> None:
+    with store_with_secret(tmp_path) as store:
+        ada = store.add_player("Ada", "ada", "h-ada", 1)
+        assert ada == Player(1, "Ada")
+        assert store.add_player("ADA", "ada", "h-other", 2) is None
+        assert store.add_player("Bob", "bob", "h-bob", 3) == Player(2, "Bob")
+        assert store.player_with_token("h-ada") == ada and store.player_with_token("h-none") is None
+
+
+def test_one_attempt_a_player_and_each_turn_played_once(tmp_path: Path) -> None:
+    with store_with_secret(tmp_path) as store:
+        ada = store.add_player("Ada", "ada", "h-ada", 1)
+        assert ada is not None
+        attempt, started = store.start_attempt(ada.id, SECRET.deal, 100)
+        assert (attempt, started) == (Attempt(1, ada.id, SECRET.deal, 100, 0, 0, 100, None), True)
+        assert store.start_attempt(ada.id, SECRET.deal, 200) == (attempt, False)
+        assert store.play_move(attempt.id, 0, [0, 2, 5], 3, False, 150) is True
+        assert store.play_move(attempt.id, 0, [1, 3, 4], 3, False, 160) is False  # that turn is played
+        assert store.play_move(attempt.id, 2, [1, 3, 4], 6, False, 160) is False  # not its turn yet
+        assert store.play_move(attempt.id, 1, [1, 3, 4], 6, True, 170) is True
+        assert store.play_move(attempt.id, 2, [0, 1, 2], 9, True, 180) is False  # finished
+        assert store.moves_of(attempt.id) == [PlayedMove(0, (0, 2, 5), 150), PlayedMove(1, (1, 3, 4), 170)]
+        assert store.attempt(attempt.id) == Attempt(1, ada.id, SECRET.deal, 100, 2, 6, 170, 170)
+        assert store.attempts_of(SECRET.deal) == [Attempt(1, ada.id, SECRET.deal, 100, 2, 6, 170, 170)]
+        assert store.attempt(99) is None
+
+
+def test_the_leaderboard_orders_cleared_then_seconds_then_finish(tmp_path: Path) -> None:
+    with store_with_secret(tmp_path) as store:
+        # (name, start, cleared in moves of 3, last move, finished?)
+        plays = [("a", 0, 2, 50, True), ("b", 10, 3, 90, True), ("c", 0, 3, 80, True), ("d", 5, 3, 85, True),
+                 ("e", 0, 9, 10, False)]  # fmt: skip
+        for name, start, moves, last, finished in plays:
+            player = store.add_player(name, name, f"h-{name}", 0)
+            assert player is not None
+            attempt, _ = store.start_attempt(player.id, SECRET.deal, start)
+            for turn in range(moves):
+                over = finished and turn == moves - 1
+                at = last if turn == moves - 1 else start + 1
+                assert store.play_move(attempt.id, turn, [0, 1, 2], 3 * (turn + 1), over, at)
+        board = store.leaderboard(SECRET.deal, 100)
+        assert (board.started, board.finished) == (5, 4)
+        # b, c and d clear 9: c and d took 80, b 80 too but finished last; a cleared 6
+        assert board.entries == [
+            Standing("c", 9, 3, 80, 80),
+            Standing("d", 9, 3, 80, 85),
+            Standing("b", 9, 3, 80, 90),
+            Standing("a", 6, 2, 50, 50),
+        ]
+        assert store.leaderboard(SECRET.deal, 2).entries == board.entries[:2]
+        assert store.leaderboard("other", 100).entries == []

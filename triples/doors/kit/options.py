@@ -95,6 +95,17 @@ def positive_seconds(text: str) -> float:
     return number
 
 
+def positive_rate(text: str) -> float:
+    """A positive, finite number of events (requests a second, names an hour)."""
+    try:
+        number = float(text)
+    except ValueError:
+        number = math.nan
+    if not (0 < number <= MOST_SECONDS):
+        raise argparse.ArgumentTypeError(f"{text}: expected a positive number")
+    return number
+
+
 def port(text: str) -> int:
     """A TCP port, 0 (any free port) to 65535."""
     stripped = text.strip()

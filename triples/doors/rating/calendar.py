@@ -23,6 +23,7 @@ import argparse
 import csv
 import io
 import itertools
+import math
 import re
 import sys
 from collections import Counter
@@ -36,7 +37,7 @@ import orjson
 
 from triples.doors.kit import options
 from triples.doors.kit.exits import EXIT_OK, BadInput
-from triples.doors.rating import runs, store_backed
+from triples.doors.rating import runs, secret, store_backed
 from triples.doors.rating.executors import batches
 from triples.doors.rating.interrupts import Stop, StopSignals
 from triples.doors.rating.pick import PICK_BATCH, STRATEGY, check_band_possible
@@ -58,7 +59,8 @@ so far are kept), 2 bad input
 examples:
   triples calendar --start 2026-01-05 --days 14 --pattern easy,easy,medium,easy,medium,easy,hard
   triples calendar --variant sum15 --db season.db --start 2026-01-05 --days 91 \\
-      --pattern easy,easy,medium,easy,medium,medium,hard --seeds 1-5000 --format csv"""
+      --pattern easy,easy,medium,easy,medium,medium,hard --seeds 1-5000 --format csv
+  triples calendar --secret --db game.db --start 2026-01-05 --days 28 --pattern easy,medium,hard"""
 
 PROG = "triples calendar"
 DEFAULT_SEEDS = "1-10000"
@@ -81,14 +83,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="comma list of easy, medium, hard: seven are Monday to Sunday; any other number "
         "repeats from the start date (required, but for --list)",
     )
-    runs.add_seeds_option(
-        parser, help=f"seeds to draw from, lowest first (default {DEFAULT_SEEDS})", default=DEFAULT_SEEDS
-    )
+    runs.add_seeds_option(parser, help=f"seeds to draw from, lowest first (default {DEFAULT_SEEDS})")
     parser.add_argument(
         "--min-best",
         metavar="K",
         type=options.non_negative_int,
-        help="only deals where best play clears at least K cards",
+        help="only deals where best play clears at least K cards (default: a quarter of the deck, rounded up)",
+    )
+    parser.add_argument(
+        "--secret",
+        action="store_true",
+        help="the players' calendar: decks drawn at random and kept secret, not seeds (docs/players.md)",
     )
     runs.add_db_option(parser, "the store that keeps the calendar and the ratings (without it nothing is kept)")
     runs.add_format_option(parser)
@@ -159,13 +164,20 @@ def parse_plan(args: argparse.Namespace) -> Plan:
     pattern = parse_pattern(args.pattern)
     for band in sorted(set(pattern), key=BANDS.index):
         check_band_possible(variant, band)
-    seeds: options.SeedRange = args.seeds
-    min_best: int = 0 if args.min_best is None else args.min_best
+    if getattr(args, "secret", False) and args.seeds is not None:
+        raise BadInput("--seeds: a secret calendar draws its decks at random, from no seed")
+    seeds: options.SeedRange = options.seed_range(DEFAULT_SEEDS) if args.seeds is None else args.seeds
+    min_best: int = default_min_best(variant) if args.min_best is None else args.min_best
     if min_best > variant.deck_size:
         raise BadInput(f"--min-best {min_best}: {variant.name} has only {variant.deck_size} cards")
     jobs = options.core_count() if args.jobs is None else args.jobs
     # `new` takes the canonical name as the variant, rules of one's own included
     return Plan(variant, variant.name, dates, pattern, seeds.first, seeds.last, min_best, jobs, args.format, args.db)
+
+
+def default_min_best(variant: Variant) -> int:
+    """So that no published day clears only a move or two: a quarter of the deck, rounded up."""
+    return math.ceil(variant.deck_size / 4)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -174,9 +186,10 @@ def main(args: argparse.Namespace) -> int:
 
         return list_days(args, parse_span(args))
     plan = parse_plan(args)
+    fill = secret.run if args.secret else run
     with store_backed.opened(plan.db or IN_MEMORY) as store, StopSignals() as signals:
         assert store is not None
-        return run(plan, store, signals)
+        return fill(plan, store, signals)
 
 
 def run(plan: Plan, store: Store, signals: StopSignals) -> int:

@@ -28,8 +28,9 @@ from starlette.exceptions import HTTPException
 
 from triples import __version__
 from triples.api import OperationTimedOut, run
-from triples.doors.service import daily
+from triples.doors.service import daily, players
 from triples.doors.service.gate import QUICK_BODY_BYTES, Gate, Overloaded, quick
+from triples.doors.service.limits import LIMITS_VARIABLE, PlayLimits
 from triples.doors.service.metrics import CONTENT_TYPE, ServiceMetrics
 from triples.interpreter.jsonio import JSONInputError, dumps, json_kind, loads
 from triples.interpreter.session import OPERATIONS
@@ -45,6 +46,7 @@ STATIC_FILES = {
     "rules.js": "text/javascript; charset=utf-8",
     "pyramid.js": "text/javascript; charset=utf-8",
     "quartets.js": "text/javascript; charset=utf-8",
+    "challenge.js": "text/javascript; charset=utf-8",
 }
 # The OpenAPI page's files, from the fastapi-offline package: served here, never from a CDN.
 DOCS_ASSETS = {
@@ -71,7 +73,8 @@ class ServiceSettings(BaseModel):
     max_running: int = Field(default=1, ge=1)  # costly requests computing at once
     max_waiting: int = Field(default=16, ge=0)  # costly requests waiting for their turn
     max_wait: float = Field(default=2.0, gt=0)  # seconds a request may wait before a 503
-    daily_db: str | None = None  # the store whose calendar GET /daily serves (triples serve --db)
+    daily_db: str | None = None  # the store of GET /daily and the players' game (triples serve --db)
+    limits: PlayLimits = PlayLimits()  # how often players and addresses may call the players' game
 
 
 class RequestRejected(Exception):
@@ -146,6 +149,7 @@ class Service:
         self.settings = settings
         self.gate = Gate(settings.max_running, settings.max_waiting, settings.max_wait)
         self.metrics = ServiceMetrics(OPERATIONS)
+        self.players = players.PlayersDoor(settings.daily_db, settings.limits)
         self.fastapi = pages_app(self)
         self.health_body = dumps({"ok": True, "version": __version__})
 
@@ -172,6 +176,8 @@ class Service:
                 await respond(send_noting_status, 200, self.health_body)
             elif path == "/metrics" and method == "GET":
                 await respond(send_noting_status, 200, metrics.text(), CONTENT_TYPE.encode())
+            elif path.startswith(players.PREFIXES) and self.players.answers(method, path):
+                await self.answer_players(scope, receive, send_noting_status)
             else:
                 await self.fastapi(scope, receive, send_noting_status)
         finally:
@@ -195,6 +201,19 @@ class Service:
             await respond(send, 500, dumps({"error": f"internal error ({type(exc).__name__})"}))
             return
         await respond(send, 200, body)
+
+    async def answer_players(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            body = await read_body(scope, receive, players.MAX_BODY_BYTES)
+        except RequestRejected as exc:
+            await respond(send, exc.status, dumps({"error": exc.message}), extra=players.HEADERS)
+            return
+        headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+        client = (scope.get("client") or ("unknown", 0))[0]
+        query = scope["query_string"].decode("latin-1")
+        answer = await self.players.answer(scope["method"], scope["path"], query, headers, client, body)
+        status, content, extra = players.encoded(answer)
+        await respond(send, status, content, extra=extra)
 
     async def outputs(self, body: bytes) -> bytes:
         """The answer to a ``POST /run`` body, or ``RequestRejected``."""
@@ -323,6 +342,7 @@ def pages_app(service: Service) -> FastAPI:
         return Response(content, media_type=DOCS_ASSETS[name], headers={"Cache-Control": "max-age=86400"})
 
     daily.mount(app, service.settings.daily_db)
+    app.include_router(players.router(service.players))
     return app
 
 
@@ -333,12 +353,17 @@ def create_app(settings: ServiceSettings) -> Service:
 
 def default_app() -> Service:
     """The application with the default limits, for ``uvicorn triples.doors.service.app:default_app --factory``
-    (the time limit from ``TRIPLES_TIME_LIMIT`` when set: ``triples serve --time-limit`` sets it)."""
+    (the time limit from ``TRIPLES_TIME_LIMIT`` and the players' limits from ``TRIPLES_PLAY_LIMITS``
+    when set: ``triples serve --time-limit`` and its rate options set them)."""
     from triples.doors.service.server import tune_service_process
 
     tune_service_process()  # each worker process applies the service's own settings
     time_limit = os.environ.get("TRIPLES_TIME_LIMIT")
-    settings = ServiceSettings(daily_db=daily.db_from_environment())
+    limits = os.environ.get(LIMITS_VARIABLE)
+    settings = ServiceSettings(
+        daily_db=daily.db_from_environment(),
+        limits=PlayLimits() if limits is None else PlayLimits.model_validate_json(limits),
+    )
     if time_limit is not None:
         settings = settings.model_copy(update={"time_limit": float(time_limit)})
     return create_app(settings)

@@ -10,9 +10,12 @@ from __future__ import annotations
 import argparse
 import os
 
+import orjson
+
 from triples.doors.kit import options
 from triples.doors.kit.exits import EXIT_OK, CommandError
 from triples.doors.kit.install import needs_extra
+from triples.doors.service.limits import LIMITS_VARIABLE, PlayLimits
 
 # The packages of the serve extra: a missing one is a hint to install it, any other a defect.
 SERVE_PACKAGES = frozenset({"fastapi", "starlette", "uvicorn", "anyio", "h11", "prometheus_client", "fastapi_offline"})
@@ -31,6 +34,11 @@ Serve the interpreter over HTTP (docs/service.md) until Ctrl-C:
   GET  /metrics counters in Prometheus's text format
   GET  /daily/{YYYY-MM-DD}, /daily/today
                 the deal of the day from the calendar in --db FILE
+  POST /players, POST /play, GET and POST /play/{attempt},
+  GET  /leaderboard/{YYYY-MM-DD}, /leaderboard/today
+                the players' game: today's secret deal (triples
+                calendar --secret), played move by move on the server,
+                with a token; 429 with Retry-After past the rate limits
   GET  /        the deal explorer: play a deal in the browser
   GET  /docs    the OpenAPI page (works offline)
 
@@ -59,7 +67,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-access-log", dest="access_log", action="store_false", help="do not log each request")
     parser.add_argument(
-        "--db", metavar="FILE", help="serve GET /daily from the calendar in this store (triples calendar)"
+        "--db",
+        metavar="FILE",
+        help="serve GET /daily from the calendars in this store (triples calendar), and the players' game",
+    )
+    defaults = PlayLimits()
+    parser.add_argument(
+        "--player-rate",
+        type=options.positive_rate,
+        default=defaults.player_rate,
+        metavar="R",
+        help=f"requests a second one player may make to /play (default: {defaults.player_rate:g})",
+    )
+    parser.add_argument(
+        "--address-rate",
+        type=options.positive_rate,
+        default=defaults.address_rate,
+        metavar="R",
+        help=f"requests a second one client address may make to /play and /players (default: "
+        f"{defaults.address_rate:g})",
+    )
+    parser.add_argument(
+        "--new-players",
+        type=options.positive_rate,
+        default=defaults.new_players_per_hour,
+        metavar="N",
+        help=f"players one client address may make an hour (default: {defaults.new_players_per_hour:g})",
     )
 
 
@@ -72,6 +105,10 @@ def main(args: argparse.Namespace) -> int:
         raise CommandError(needs_extra("serve", exc.name)) from None
     if args.db is not None:
         serve_daily_from(args.db)
+    limits = PlayLimits(
+        player_rate=args.player_rate, address_rate=args.address_rate, new_players_per_hour=args.new_players
+    )
+    os.environ[LIMITS_VARIABLE] = orjson.dumps(limits.model_dump()).decode()  # the workers inherit it
     try:
         serve(args.host, args.port, args.workers, args.access_log, args.time_limit)
     except CannotListen as exc:

@@ -1,10 +1,15 @@
 """``GET /daily/{YYYY-MM-DD}`` and ``GET /daily/today``: the deal of a day from the calendar.
 
-The calendar is the one ``triples calendar`` keeps in the store (``triples serve --db FILE``).
-The answer is ``{"date", "variant", "seed", "band", "best", "table"}``, where ``table`` is what
-``["new", id, seed, variant]`` deals. ``today`` is the date in UTC. A store may hold calendars of
-several variants: ``?variant=NAME`` chooses one; without it the day's classic deal is served, or
-when there is none, the deal of the first variant by name that has one.
+The calendars are those ``triples calendar`` keeps in the store (``triples serve --db FILE``).
+``today`` is the date in UTC, and a later date is ``404`` "not published yet", whatever the
+calendar. A seed day's answer is ``{"date", "variant", "seed", "band", "best", "table"}``, where
+``table`` is what ``["new", id, seed, variant]`` deals. A secret day (``triples calendar
+--secret``, the players' game) shows only ``{"date", "variant", "band", "table"}`` while it
+lasts, and once it has ended also its ``deck`` (top first), ``best`` and a best ``line``, so
+that anyone can replay it and check the leaderboard. A variant with both kinds on one date is
+served its secret day: that is the deal its players play. A store may hold calendars of
+several variants: ``?variant=NAME`` chooses one; without it the day's classic deal is served,
+or when there is none, the deal of the first variant by name that has one.
 
 The store is opened afresh for each request (in a worker thread: SQLite is blocking), so the
 service sees dates added while it runs; a date without a deal is a 404 with the usual JSON error.
@@ -25,7 +30,7 @@ from starlette.concurrency import run_in_threadpool
 
 from triples.api import run
 from triples.model.variants import DEFAULT_VARIANT
-from triples.store import SERVE_DB_VARIABLE, Deal, StoreError, open_store
+from triples.store import SERVE_DB_VARIABLE, Deal, SecretDeal, StoreError, open_store
 
 TODAY = "today"
 NOT_ENABLED = "no daily calendar here: start the service with a store, triples serve --db FILE"
@@ -51,14 +56,28 @@ def day_of(text: str) -> str | None:
         return None
 
 
-def chosen(deals: list[Deal], variant: str | None) -> Deal | None:
+def today() -> str:
+    return datetime.now(UTC).date().isoformat()
+
+
+def chosen(deals: list[Deal | SecretDeal], variant: str | None) -> Deal | SecretDeal | None:
     """The deal to serve among a date's deals (sorted by variant name)."""
     if variant is not None:
         return next((deal for deal in deals if deal.variant == variant), None)
     return next((deal for deal in deals if deal.variant == DEFAULT_VARIANT), deals[0] if deals else None)
 
 
-def deal_answer(deal: Deal) -> dict[str, Any]:
+def secret_answer(deal: SecretDeal) -> dict[str, Any]:
+    table = run([["new", "daily", list(deal.deck), deal.spec]])[0]
+    answer = {"date": deal.date, "variant": deal.variant, "band": deal.band, "table": table}
+    if deal.date < today():  # the day has ended: its deal is no secret any more
+        answer |= {"deck": list(deal.deck), "best": deal.best, "line": [list(move) for move in deal.line]}
+    return answer
+
+
+def deal_answer(deal: Deal | SecretDeal) -> dict[str, Any]:
+    if isinstance(deal, SecretDeal):
+        return secret_answer(deal)
     table = run([["new", "daily", deal.seed, deal.spec]])[0]
     return {
         "date": deal.date,
@@ -71,9 +90,13 @@ def deal_answer(deal: Deal) -> dict[str, Any]:
 
 
 def lookup(db: str, day: str, variant: str | None) -> Response:
+    if day > today():
+        return answer({"error": "not published yet"}, 404)
     try:
         with open_store(db) as store:
-            deal = chosen(store.deals_on(day), variant)
+            secret = {deal.variant: deal for deal in store.secret_deals_on(day)}
+            seeded = [deal for deal in store.deals_on(day) if deal.variant not in secret]
+            deal = chosen(sorted([*secret.values(), *seeded], key=lambda deal: deal.variant), variant)
     except StoreError as exc:
         return answer({"error": str(exc)}, 500)
     if deal is None:
@@ -89,7 +112,9 @@ def mount(app: FastAPI, db: str | None) -> None:
     @router.get(
         "/daily/{day}",
         summary="The deal of a day (YYYY-MM-DD, or today in UTC) from the daily calendar",
-        response_description='{"date", "variant", "seed", "band", "best", "table"}; 404 for a date without a deal',
+        response_description='{"date", "variant", "seed", "band", "best", "table"} for a seed day; a secret day '
+        'shows {"date", "variant", "band", "table"}, and once ended also "deck", "best", "line"; '
+        "404 for a date without a deal or after today",
     )
     async def daily(day: str, variant: str | None = None) -> Response:
         if db is None:

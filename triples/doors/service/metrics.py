@@ -14,8 +14,8 @@ CONTENT_TYPE = CONTENT_TYPE_LATEST
 
 # The paths counted by name; any other is "other", so that a scan of random URLs cannot grow
 # the metrics without bound.
-KNOWN_PATHS = frozenset({"/run", "/health", "/metrics", "/", "/docs", "/openapi.json"})
-PATH_PREFIXES = ("/static/", "/docs/assets/")
+KNOWN_PATHS = frozenset({"/run", "/health", "/metrics", "/", "/docs", "/openapi.json", "/players", "/play"})
+PATH_PREFIXES = ("/static/", "/docs/assets/", "/daily/", "/play/", "/leaderboard/")
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
 

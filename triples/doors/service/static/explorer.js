@@ -1,4 +1,4 @@
-// The explorer's core, shared by its three games (triples.js, pyramid.js, quartets.js): talking
+// The explorer's core, shared by its games (triples.js, pyramid.js, quartets.js, challenge.js): talking
 // to the service, the busy flag, messages, and which game the page and its address show.
 // Every rule is judged by the server through POST /run; the pages only draw and ask.
 "use strict";
@@ -20,8 +20,14 @@ async function postRun(body) {
 const post = (operations) => postRun(JSON.stringify(operations));
 
 // GET a JSON document of the service; an error status gives {error} as the service wrote it.
-async function getJSON(path) {
-  const response = await fetch(path, { headers: { Accept: "application/json" } });
+const getJSON = (path) => sendJSON("GET", path);
+
+// A request to a path of the service, with a JSON body and a player's token when given.
+async function sendJSON(method, path, body = undefined, token = null) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   let answer;
   try {
     answer = await response.json();

@@ -1,0 +1,218 @@
+// Today's challenge: the players' daily game, played on the server. The page asks a name the
+// first time and keeps the player's token in this browser (localStorage); it plays only through
+// /play: it is shown the table, never the stock, and has no undo, hint or best. When the game is
+// over it shows the day's leaderboard. Names are the players' own text: shown as text, never as
+// markup.
+"use strict";
+
+const PLAYER_KEY = "triples.player"; // {player, name, token}
+const challenge = { player: null, state: null, rules: null, selected: [], board: null };
+
+function storedPlayer() {
+  try {
+    const player = JSON.parse(localStorage.getItem(PLAYER_KEY));
+    return player && player.token ? player : null;
+  } catch {
+    return null;
+  }
+}
+
+function chSay(text) {
+  showMessage($("ch-message"), text);
+}
+
+// The rules of the day's variant (cards per move, target, what J/Q/K are worth): from the
+// `variants` operation, which knows no deal, read once; a custom variant by its name.
+async function rulesOf(variant) {
+  if (!variants) variants = variantsByName((await post([["variants"]]))[0]);
+  const parsed = parseVariantName(variant);
+  if (!parsed) throw new Error(`variant '${variant}' is not one this page knows`);
+  return { ...variants[parsed.variant], ...(parsed.rules || {}) };
+}
+
+// ---------------------------------------------------------------- the requests
+
+async function joinAs(name) {
+  const { ok, answer } = await sendJSON("POST", "/players", { name });
+  if (!ok) return chSay(`error: ${answer.error}`);
+  challenge.player = answer;
+  localStorage.setItem(PLAYER_KEY, JSON.stringify(answer));
+  await startAttempt();
+}
+
+async function startAttempt() {
+  const { ok, status, answer } = await sendJSON("POST", "/play", {}, challenge.player.token);
+  if (status === 401) {
+    // The service does not know this token (another service, or its store was reset): join again.
+    localStorage.removeItem(PLAYER_KEY);
+    challenge.player = null;
+    renderChallenge();
+    return chSay("error: the service does not know this browser's player: choose a name to play");
+  }
+  if (!ok) return chSay(`error: ${answer.error}`);
+  challenge.rules = await rulesOf(answer.variant);
+  await show(answer);
+}
+
+async function playSelected() {
+  const state = challenge.state;
+  const move = [...challenge.selected].sort((a, b) => a - b);
+  const { ok, status, answer } = await sendJSON(
+    "POST", `/play/${state.attempt}`, { move, turn: state.turn }, challenge.player.token,
+  );
+  challenge.selected = [];
+  if (ok) return show(answer);
+  if (status === 409) {
+    // Played meanwhile (another tab, or a retry): the server's state is the game.
+    const again = await sendJSON("GET", `/play/${state.attempt}`, undefined, challenge.player.token);
+    if (again.ok) await show(again.answer);
+  } else {
+    renderChallenge();
+  }
+  chSay(`error: ${answer.error}`);
+}
+
+async function show(state) {
+  challenge.state = state;
+  challenge.selected = [];
+  if (state.over) {
+    const { ok, answer } = await getJSON(`/leaderboard/${state.date}?variant=${encodeURIComponent(state.variant)}`);
+    challenge.board = ok ? answer : null;
+  }
+  renderChallenge();
+  chSay(null);
+}
+
+// ---------------------------------------------------------------- drawing
+
+function challengeCard(code, slot) {
+  const card = document.createElement("button");
+  card.type = "button";
+  card.className = "card";
+  card.dataset.slot = slot;
+  card.dataset.code = code === null ? "" : code;
+  const picked = challenge.selected.includes(slot);
+  card.classList.toggle("selected", picked);
+  card.setAttribute("aria-pressed", picked);
+  if (code === null) {
+    card.classList.add("empty");
+    card.disabled = true;
+    card.setAttribute("aria-label", `slot ${slot}: empty`);
+  } else {
+    const rank = code.slice(0, -1);
+    const suit = code.slice(-1);
+    const face = document.createElement("span");
+    face.className = `face ${RED_SUITS.has(suit) ? "red" : "black"}${"JQK".includes(rank) ? " court" : ""}`;
+    for (const where of ["top", "bottom"]) {
+      const corner = document.createElement("span");
+      corner.className = `corner ${where}`;
+      corner.innerHTML = `<span class="rank"></span><span class="pip"></span>`;
+      corner.firstChild.textContent = rank;
+      corner.lastChild.textContent = SUITS[suit] || suit;
+      face.append(corner);
+    }
+    const centre = document.createElement("span");
+    centre.className = "centre";
+    centre.textContent = SUITS[suit] || suit;
+    face.insertBefore(centre, face.lastChild);
+    card.append(face);
+    card.setAttribute("aria-label", `slot ${slot}: ${code}, worth ${challengeValue(code)}`);
+    card.addEventListener("click", () => pick(slot));
+  }
+  const label = document.createElement("span");
+  label.className = "slot-number";
+  label.textContent = slot;
+  card.append(label);
+  return card;
+}
+
+function challengeValue(code) {
+  const rank = code.slice(0, -1);
+  const court = challenge.rules && challenge.rules.court;
+  if (rank === "A") return 1;
+  if (court && "JQK".includes(rank)) return court["JQK".indexOf(rank)];
+  return Number(rank);
+}
+
+function renderBoard() {
+  const board = challenge.board;
+  $("ch-board-box").hidden = !board;
+  if (!board) return;
+  $("ch-board-note").textContent =
+    `${board.date} · ${board.finished} of ${board.started} finished` + ("best" in board ? ` · best ${board.best}` : "");
+  const list = $("ch-board");
+  list.replaceChildren();
+  for (const entry of board.entries) {
+    const item = document.createElement("li");
+    item.classList.toggle("mine", Boolean(challenge.player) && entry.name === challenge.player.name);
+    for (const [name, text] of [["step", entry.rank], ["name", entry.name], ["cleared", `${entry.cleared} cleared`],
+      ["after", `${entry.seconds.toFixed(1)} s`]]) {
+      const cell = document.createElement("span");
+      cell.className = name;
+      cell.textContent = text; // a name is the player's own text: never markup
+      item.append(cell);
+    }
+    list.append(item);
+  }
+}
+
+function renderChallenge() {
+  const { player, state, rules } = challenge;
+  $("ch-join").hidden = Boolean(player);
+  const who = $("ch-who");
+  who.hidden = !player;
+  who.textContent = player ? `Playing as ${player.name}${state ? ` · ${state.variant}, ${state.date}` : ""}` : "";
+  const table = $("ch-table");
+  table.replaceChildren();
+  const cards = state ? state.table : [];
+  table.style.setProperty("--columns", columnsFor(cards.length || 10));
+  cards.forEach((code, slot) => table.append(challengeCard(code, slot)));
+  $("ch-goal").innerHTML = rules ? `Take <b>${rules.per_move}</b> cards that add up to <b>${rules.target}</b>` : "";
+  $("ch-stock").textContent = state ? state.stock : "–";
+  $("ch-cleared").textContent = state ? state.cleared : "–";
+  $("ch-turn").textContent = state ? state.turn : "–";
+  $("ch-over").textContent = state ? (state.over ? "yes" : "no") : "–";
+  $("ch-verdict").textContent = state && state.over ? `Game over: ${state.cleared} cleared in ${state.turn} moves.` : "";
+  const values = challenge.selected.map((slot) => challengeValue(state.table[slot]));
+  $("ch-selection").textContent = values.length
+    ? `${values.join(" + ")} = ${values.reduce((a, b) => a + b, 0)} of ${rules.target} · ${values.length}/${rules.per_move} picked`
+    : "";
+  renderBoard();
+}
+
+function pick(slot) {
+  const { state, rules } = challenge;
+  if (!state || state.over || busy) return;
+  const selected = challenge.selected;
+  challenge.selected = selected.includes(slot) ? selected.filter((s) => s !== slot) : [...selected, slot];
+  chSay(null);
+  renderChallenge();
+  if (challenge.selected.length === rules.per_move) act(playSelected);
+}
+
+// ---------------------------------------------------------------- wiring
+
+$("ch-join").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const name = $("ch-name").value.trim();
+  if (!name) return chSay("error: choose a name first");
+  act(() => joinAs(name));
+});
+
+registerView("challenge", {
+  open(params, replace) {
+    remember("?game=challenge", replace);
+    challenge.player = storedPlayer();
+    renderChallenge();
+    if (challenge.player) act(startAttempt);
+    else chSay("Choose the name the leaderboard shows: it is asked once, and this browser remembers you.");
+  },
+  address: () => "?game=challenge",
+  say: chSay,
+  keydown(event) {
+    if (event.key === "Escape" && challenge.selected.length) {
+      challenge.selected = [];
+      renderChallenge();
+    }
+  },
+});
