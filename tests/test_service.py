@@ -360,9 +360,9 @@ def test_the_openapi_page_describes_run(client: TestClient) -> None:
 @pytest.mark.parametrize(
     ("path", "media_type", "marker"),
     [
-        ("/", "text/html; charset=utf-8", b'<script src="/static/explorer.js" defer></script>'),
+        ("/", "text/html; charset=utf-8", b'<script src="static/explorer.js" defer></script>'),
         ("/static/explorer.css", "text/css; charset=utf-8", b".card"),
-        ("/static/explorer.js", "text/javascript; charset=utf-8", b'fetch("/run"'),
+        ("/static/explorer.js", "text/javascript; charset=utf-8", b'fetch("run"'),
     ],
     ids=["page", "css", "script"],
 )
@@ -383,15 +383,18 @@ def test_the_explorer_needs_nothing_from_outside() -> None:
         # The only URL in the files is the SVG namespace of the inline favicon, never fetched.
         assert text.replace("http://www.w3.org/2000/svg", "").count("http") == 0, path.name
         assert "@import" not in text and "//cdn" not in text, path.name
-    # The scripts reach the service only through explorer.js: POST /run, and getJSON for a
-    # path of the service itself (the daily deal).
+    # The scripts reach the service only through explorer.js: POST run, and getJSON for a
+    # path of the service itself (the daily deal), every one relative to the page, so the
+    # explorer works wherever it is served (behind a proxy at /triples/, say).
     scripts = {path.name: path.read_text() for path in static.glob("*.js")}
     assert [name for name, text in scripts.items() if "fetch(" in text] == ["explorer.js"]
-    assert re.findall(r"fetch\(([^,)]*)", scripts["explorer.js"]) == ['"/run"', "path"]
+    assert re.findall(r"fetch\(([^,)]*)", scripts["explorer.js"]) == ['"run"', "path"]
+    page = (static / "index.html").read_text()
+    assert re.findall(r'(?:src|href)="(/[^"]*)"', page) == []  # no absolute address in the page
     paths = [path for text in scripts.values() for path in re.findall(r"getJSON\(([^)]*)\)", text)]
     # and sendJSON for the players' game: a path of the service, written out or built from its parts
     paths += [path for text in scripts.values() for path in re.findall(r'sendJSON\(\s*"[A-Z]+",\s*([^,)]*)', text)]
-    assert paths and all(re.fullmatch(r'"/[a-z/]+"|`/[a-z]+/\$\{[^`]*`?|path', path) for path in paths), paths
+    assert paths and all(re.fullmatch(r'"[a-z][a-z/]*"|`[a-z]+/\$\{[^`]*`?|path', path) for path in paths), paths
 
 
 # ---------------------------------------------------------------- triples serve

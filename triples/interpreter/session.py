@@ -64,6 +64,7 @@ class Session:
         except TimeLimitExceeded:  # no answer: the caller who set the limit stops the run
             raise
         except Exception as exc:  # a defect: still an answer, never a crash of the caller
+            log_defect(raw)
             return f"error: internal error ({type(exc).__name__})"
 
     def table(self, game_id: str | int) -> Table:
@@ -71,6 +72,16 @@ class Session:
             return self.games[game_id]
         except KeyError:
             raise OperationError("unknown game") from None
+
+
+def log_defect(raw: object) -> None:
+    """Log the exception being handled, with its traceback, on the ``triples.interpreter``
+    logger: the caller gets one line, whoever runs the process sees what went wrong. Logging is
+    loaded only here, on a defect."""
+    import logging
+
+    name = raw[0] if isinstance(raw, list) and raw and isinstance(raw[0], str) else None
+    logging.getLogger("triples.interpreter").exception("internal error in operation %r", name)
 
 
 def moves_json(moves: list[Any]) -> list[list[int]]:

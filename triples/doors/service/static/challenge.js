@@ -33,7 +33,7 @@ async function rulesOf(variant) {
 // ---------------------------------------------------------------- the requests
 
 async function joinAs(name) {
-  const { ok, answer } = await sendJSON("POST", "/players", { name });
+  const { ok, answer } = await sendJSON("POST", "players", { name });
   if (!ok) return chSay(`error: ${answer.error}`);
   challenge.player = answer;
   localStorage.setItem(PLAYER_KEY, JSON.stringify(answer));
@@ -41,7 +41,7 @@ async function joinAs(name) {
 }
 
 async function startAttempt() {
-  const { ok, status, answer } = await sendJSON("POST", "/play", {}, challenge.player.token);
+  const { ok, status, answer } = await sendJSON("POST", "play", {}, challenge.player.token);
   if (status === 401) {
     // The service does not know this token (another service, or its store was reset): join again.
     localStorage.removeItem(PLAYER_KEY);
@@ -58,13 +58,13 @@ async function playSelected() {
   const state = challenge.state;
   const move = [...challenge.selected].sort((a, b) => a - b);
   const { ok, status, answer } = await sendJSON(
-    "POST", `/play/${state.attempt}`, { move, turn: state.turn }, challenge.player.token,
+    "POST", `play/${state.attempt}`, { move, turn: state.turn }, challenge.player.token,
   );
   challenge.selected = [];
   if (ok) return show(answer);
   if (status === 409) {
     // Played meanwhile (another tab, or a retry): the server's state is the game.
-    const again = await sendJSON("GET", `/play/${state.attempt}`, undefined, challenge.player.token);
+    const again = await sendJSON("GET", `play/${state.attempt}`, undefined, challenge.player.token);
     if (again.ok) await show(again.answer);
   } else {
     renderChallenge();
@@ -76,7 +76,7 @@ async function show(state) {
   challenge.state = state;
   challenge.selected = [];
   if (state.over) {
-    const { ok, answer } = await getJSON(`/leaderboard/${state.date}?variant=${encodeURIComponent(state.variant)}`);
+    const { ok, answer } = await getJSON(`leaderboard/${state.date}?variant=${encodeURIComponent(state.variant)}`);
     challenge.board = ok ? answer : null;
   }
   renderChallenge();

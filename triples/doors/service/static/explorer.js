@@ -11,7 +11,7 @@ const isError = (output) => typeof output === "string" && output.startsWith("err
 // The body is given as text: a Triples seed may pass what a JS number holds, so its digits are
 // written into the JSON as they are (see triples.js).
 async function postRun(body) {
-  const response = await fetch("/run", { method: "POST", headers: { "Content-Type": "application/json" }, body });
+  const response = await fetch("run", { method: "POST", headers: { "Content-Type": "application/json" }, body });
   const answer = await response.json();
   if (!response.ok) throw new Error(answer.error || `HTTP ${response.status}`);
   return answer;

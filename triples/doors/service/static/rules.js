@@ -81,7 +81,7 @@ function parseVariantName(name) {
 
 function openDaily() {
   return triplesAct(async (current) => {
-    const { ok, answer } = await getJSON("/daily/today");
+    const { ok, answer } = await getJSON("daily/today");
     if (!current()) return;
     if (!ok) return say(`error: daily: ${answer.error}`);
     const parsed = variants && parseVariantName(String(answer.variant));
