@@ -43,3 +43,22 @@ def _digits_value(digits: str) -> int:
     high, low = digits[:-low_length], digits[-low_length:]
     scale: int = 10**low_length
     return _digits_value(high) * scale + _digits_value(low)
+
+
+# Integers in messages are written whole up to this many digits (a few milliseconds); past it
+# the last digits stand for them, so that an error about a number never takes longer to write
+# than the rest of its work (a million digits take seconds).
+WHOLE_DIGITS = 10_000
+_WHOLE_BITS = int(WHOLE_DIGITS / _DIGITS_PER_BIT)  # an integer of at most this many bits has at most 10,001 digits
+_LAST_DIGITS = 20
+
+
+def abbreviated(number: int) -> str:
+    """``number`` for a message: its decimal text, exactly, when it has about ``WHOLE_DIGITS``
+    digits or fewer; else its last digits, e.g. ``...00000000000000000007 (an integer of
+    more than 10,000 digits)``."""
+    if number.bit_length() <= _WHOLE_BITS:
+        return decimal(number)
+    sign = "-" if number < 0 else ""
+    last = str(abs(number) % 10**_LAST_DIGITS).zfill(_LAST_DIGITS)
+    return f"{sign}...{last} (an integer of more than {WHOLE_DIGITS:,} digits)"

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from triples.engines.search.layouts import SearchTables
 from triples.model.derived import Combo
+from triples.support import deadline
 
 # Tables whose dive move each variant keeps (oldest dropped first past it).
 DIVE_MOVES_KEPT = 500_000
@@ -79,6 +80,7 @@ class Dive:
                 left = table - move[1]
                 freedom = mobility.get(left)
                 if freedom is None:
+                    deadline.check()  # each costs a pass over every combination
                     left_raised = left | guards
                     freedom = mobility[left] = sum(
                         [1 for _, delta in self.rules.moves if left_raised - delta & guards == guards]
@@ -96,6 +98,7 @@ class Dive:
         while True:
             move = kept.get(table)
             if move is None:
+                deadline.check()
                 move = kept[table] = choose(table)
             if not move:
                 break

@@ -18,8 +18,9 @@ from triples.support import deadline
 # A move of the stock phase: the combination, its delta in the binary layout, and its cards'
 # weight under the family (``bounds.Family.weighed``; 0 without a family).
 Move = tuple[Combo, int, int]
-# The deadline is checked once per this many + 1 expanded states (a power of two less one).
-CHECK_EVERY = 1023
+# The deadline is checked once per ``check_mask`` + 1 expanded states: 1024 on rules with few
+# combinations, more often on rules with more, where a state's work grows with them
+# (``triples.support.deadline.check_mask``).
 
 
 class Stop(Exception):
@@ -48,6 +49,7 @@ class PackingPhase:
     unary: dict[int, tuple[int, tuple[int, ...]]]
     table_mask: int
     weights: list[float] | None
+    check_mask: int  # see ``deadline.check_mask``
 
     def improve(self, cleared: int) -> None:
         raise NotImplementedError
@@ -80,12 +82,15 @@ class PackingPhase:
         key, n = self.key, self.on_table
         line: list[Combo] = []
         while True:
+            deadline.check()
             playable = [i for i, need in enumerate(needs) if key & need == need]
             if not playable:
                 break
             playable_set = sum(1 << i for i in playable)
             chosen, chosen_score = playable[0], -1
             for i in playable:
+                if not i & 255:
+                    deadline.check()
                 lost = 0
                 for v, m in uses[i]:
                     lost |= holders[v][counts[v] - m]
@@ -201,7 +206,7 @@ class PackingPhase:
         k, target, width = rule.per_move, rule.target, rule.width
         bits, path = rule.bits, self.path
         self.states += 1  # type: ignore[misc]  # a slot of _Search
-        if not self.states & CHECK_EVERY:
+        if not self.states & self.check_mask:
             deadline.check()
         low = ((key & -key).bit_length() - 1) // width + 1
         exact_best = bound_best = 0
