@@ -223,6 +223,7 @@ def test_moves_are_counted_without_building_them(spec: object, seed: int) -> Non
     counts = rules.histogram(table.values, table.variant.max_value)
     combos = rules.value_combos(counts, table.variant.per_move, table.variant.target)
     assert rules.moves_of(combos, counts) == len(moves) > 0
+    assert moves == sorted(moves)  # grid100: more than are sorted at once
     assert rules.legal_moves(table, limit=len(moves)) == moves
     with pytest.raises(rules.TooManyMoves, match=f"^{len(moves):,} legal moves: more than the {len(moves) - 1:,} "):
         rules.legal_moves(table, limit=len(moves) - 1)

@@ -28,10 +28,11 @@ from fastapi.testclient import TestClient
 from tests.helpers import SEED1, SEED1_TABLE
 from triples import __version__, run
 from triples.doors import cli
-from triples.doors.service import ServiceSettings, create_app, gate
+from triples.doors.service import ServiceSettings, answers, create_app
 from triples.doors.service import app as service_app
 from triples.interpreter.operations import OPERATIONS, Args, Operation, operation
 from triples.interpreter.session import Session
+from triples.support import deadline
 
 MIB = 1024 * 1024
 TIMEOUT = 30
@@ -186,26 +187,59 @@ def test_an_output_integer_of_any_size_is_written_exactly(
 
 
 QUICK_CASES = {
-    "small-game": ([["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"]], True),
-    "eight-operations": ([["status", "g"]] * 8, True),
-    "nine-operations": ([["status", "g"]] * 9, False),
-    "best": ([["new", "g", 1], ["best", "g"]], False),
-    "solve": ([["solve", "g"]], False),
-    "autoplay": ([["autoplay", "g"]], False),
-    "not-operations": ([[["best"]], {"best": 1}, "best", []], True),
-    "unknown-operation": ([["frob", "g"]], True),
+    "small-game": ([["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"], ["moves", "g"]], 4),
+    "eight-operations": ([["status", "g"]] * 8, 8),
+    "nine-operations": ([["status", "g"]] * 9, 0),
+    "best": ([["new", "g", 1], ["best", "g"], ["status", "g"]], 1),
+    "solve": ([["solve", "g"]], 0),
+    "autoplay": ([["autoplay", "g"]], 0),
+    "not-operations": ([[["best"]], {"best": 1}, "best", []], 4),
+    "unknown-operation": ([["frob", "g"]], 1),
+    # The rules and the position decide, not the operation's name:
+    "grid100-status": ([["new", "g", 1, "grid100"], ["status", "g"]], 2),
+    "grid100-moves": ([["new", "g", 1, "grid100"], ["moves", "g"]], 1),  # C(100, 3) slot triples
+    "five-a-move-status": ([["new", "g", 1, {"base": "grid100", "per_move": 5, "target": 65}], ["status", "g"]], 1),
 }
 
 
-def test_an_operation_runs_in_the_event_loop_only_when_registered_as_cheap() -> None:
+@pytest.mark.parametrize(("operations", "inline"), QUICK_CASES.values(), ids=QUICK_CASES.keys())
+def test_the_event_loop_answers_operations_while_they_are_surely_quick(operations: list[Any], inline: int) -> None:
+    answering = answers.on_the_event_loop(orjson.dumps(operations), 10_000)
+    assert len(answering.parts) == answering.started == inline
+    assert answering.done is (inline == len(operations))
+    # The rest goes to a worker, which goes on with the same session: the answer is run()'s.
+    limit = deadline.Deadline(10)
+    done = answers.in_a_worker(answering, b"", limit, 10, 10_000, 2**30)
+    assert done.body() == written(run(operations))
+
+
+def test_a_large_body_is_read_in_a_worker() -> None:
+    body = padded([["new", "g", 1], ["status", "g"]], answers.QUICK_BODY_BYTES + 1)
+    answering = answers.on_the_event_loop(body, 10_000)
+    assert answering.operations is None and not answering.parts
+    done = answers.in_a_worker(answering, body, deadline.Deadline(10), 10, 10_000, 2**30)
+    assert done.body() == written(run(orjson.loads(body)))
+
+
+def test_an_operation_runs_in_the_event_loop_as_its_registration_says() -> None:
     def handler(session: Session, args: Any) -> str:
         return "done"
+
+    def judge(session: Session, args: Any) -> bool:
+        return args.id == "quick"
 
     with (
         OPERATIONS.replaced(Operation("new_cheap", Args, handler, "cheap")),
         OPERATIONS.replaced(Operation("new_costly", Args, handler, "search")),
+        OPERATIONS.replaced(Operation("new_judged", Args, handler, judge)),
     ):
-        assert [gate.quick([[name, "g"]]) for name in ("new_cheap", "new_costly")] == [True, False]
+        calls = [["new_cheap", "g"], ["new_judged", "quick"], ["new_judged", "slow"], ["new_costly", "g"]]
+        assert [answers.on_the_event_loop(orjson.dumps([call]), 10).done for call in calls] == [
+            True,
+            True,
+            False,
+            False,
+        ]
     assert "new_cheap" not in OPERATIONS and "new_costly" not in OPERATIONS
     # The registry is sealed once the interpreter is loaded: nothing adds or redefines a name.
     with pytest.raises(RuntimeError, match="fixed once the interpreter is loaded"):
@@ -218,9 +252,16 @@ def test_an_operation_runs_in_the_event_loop_only_when_registered_as_cheap() -> 
     assert "new_undeclared" not in OPERATIONS
 
 
-@pytest.mark.parametrize(("operations", "quick"), QUICK_CASES.values(), ids=QUICK_CASES.keys())
-def test_only_surely_quick_requests_run_in_the_event_loop(operations: list[Any], quick: bool) -> None:
-    assert gate.quick(operations) is quick
+def test_a_worker_stops_an_answer_past_its_limit() -> None:
+    operations = [["new", "g", 1], *[["moves", "g"]] * 20]
+    answering = answers.on_the_event_loop(orjson.dumps(operations), 10_000)
+    assert not answering.parts  # more than 8 operations: all of them in a worker
+    limit = len(written(run(operations[:12])))  # the first twelve outputs fit exactly
+    with pytest.raises(
+        answers.Refused, match=f"^the answer would be over {limit} bytes at operation 12: ask"
+    ) as refused:
+        answers.in_a_worker(answering, b"", deadline.Deadline(10), 10, 10_000, limit)
+    assert refused.value.status == 413
 
 
 # ---------------------------------------------------------------- bad requests
@@ -313,10 +354,10 @@ def test_10000_operations_are_accepted(client: TestClient) -> None:
 
 
 def test_a_defect_is_a_json_500_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(operations: object) -> list[Any]:
-        raise RuntimeError("boom")
+    def broken(body: bytes, max_operations: int) -> answers.Answering:
+        raise RuntimeError("boom in /secret/path/store.db")
 
-    monkeypatch.setattr(service_app, "run", broken)
+    monkeypatch.setattr(service_app, "on_the_event_loop", broken)
     with TestClient(create_app(ServiceSettings()), raise_server_exceptions=False) as test_client:
         response = test_client.post("/run", content=b"[]")
     assert (response.status_code, response.json()) == (500, {"error": "internal error (RuntimeError)"})

@@ -19,6 +19,7 @@ from triples.support.errors import TriplesError
 MAX_MOVES = 100_000
 # How often the general enumeration looks at the clock: once per this many + 1 steps.
 _CHECK_EVERY = 4095
+_SORTED_AT_ONCE = 4096  # moves sorted in one go; more are sorted slot by slot
 
 
 class IllegalMove(TriplesError):
@@ -189,8 +190,19 @@ def legal_moves(table: Table, limit: int | None = None) -> list[Move]:
             raise TooManyMoves(found, limit)
     groups = slots_by_value(table.values)
     moves = [move for combo in combos for move in expand(combo, groups)]
-    moves.sort()
-    return moves
+    if len(moves) <= _SORTED_AT_ONCE:
+        moves.sort()
+        return moves
+    # Sorted by first slot, then each slot's moves: one sort of a hundred thousand moves would
+    # hold the interpreter's lock (and a server's event loop) for a tenth of a second.
+    by_first: list[list[Move]] = [[] for _ in range(variant.slots)]
+    for move in moves:
+        by_first[move[0]].append(move)
+    ordered: list[Move] = []
+    for group in by_first:
+        group.sort()
+        ordered += group
+    return ordered
 
 
 def moves_of(combos: Sequence[Sequence[int]], counts: Sequence[int]) -> int:

@@ -27,6 +27,11 @@ class Deadline:
     def __init__(self, seconds: float) -> None:
         self.at = monotonic() + seconds
 
+    def restart(self, seconds: float) -> None:
+        """Count ``seconds`` from now instead, unless it has been ended early (``expire``)."""
+        if self.at != float("-inf"):
+            self.at = monotonic() + seconds
+
     def expire(self) -> None:
         """End it now: the computation using it stops at its next ``check()``, whatever thread it runs in."""
         self.at = float("-inf")
