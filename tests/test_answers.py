@@ -116,7 +116,7 @@ def test_an_answer_past_its_limit_is_refused_not_built(server: int) -> None:
     status, outputs = answer(server, [["new", "g", 1, many], *[["moves", "g"]] * 200])
     assert (status, outputs) == (
         413,
-        {"error": "the answer would be over 1 MiB at operation 2: ask for less in one request"},
+        {"error": "the answer would be over 1 MiB at operation 1: ask for less in one request"},
     )
 
 
