@@ -375,6 +375,19 @@ def test_limits_come_from_the_settings_of_each_app() -> None:
     assert default.post("/run", content=three).content == written(run(orjson.loads(three)))
 
 
+def test_settings_reach_every_server_process_through_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    chosen = ServiceSettings(time_limit=2.5, header_timeout=3.0, max_connections=9, cache_bytes=64 * MIB)
+    assert chosen.variables() == {
+        "TRIPLES_TIME_LIMIT": "2.5",
+        "TRIPLES_HEADER_TIMEOUT": "3.0",
+        "TRIPLES_MAX_CONNECTIONS": "9",
+        "TRIPLES_CACHE_BYTES": str(64 * MIB),
+    }
+    for name, value in chosen.variables().items():
+        monkeypatch.setenv(name, value)
+    assert ServiceSettings.from_environment() == chosen
+
+
 def test_settings_are_strict_and_frozen() -> None:
     with pytest.raises(ValueError, match="max_body_bytes"):
         ServiceSettings(max_body_bytes=0)
@@ -495,8 +508,27 @@ def test_serve_refuses_a_taken_port_in_one_line(capsys: pytest.CaptureFixture[st
         (["--port", "http"], "argument --port: invalid port: 'http' (an integer from 0 to 65535)"),
         (["--workers", "0"], "argument --workers: invalid worker count: '0' (an integer from 1)"),
         (["--threads", "2"], "unrecognized arguments: --threads 2"),
+        (
+            ["--header-timeout", "0"],
+            "argument --header-timeout: invalid header timeout: '0' (a number of seconds above 0)",
+        ),
+        (["--idle-timeout", "x"], "argument --idle-timeout: invalid idle timeout: 'x' (a number of seconds above 0)"),
+        (
+            ["--max-connections", "0"],
+            "argument --max-connections: invalid connection count: '0' (an integer from 1)",
+        ),
+        (["--cache-mib", "-1"], "argument --cache-mib: invalid cache size: '-1' (an integer from 1)"),
     ],
-    ids=["port-too-high", "port-not-a-number", "no-workers", "unknown-option"],
+    ids=[
+        "port-too-high",
+        "port-not-a-number",
+        "no-workers",
+        "unknown-option",
+        "header-timeout",
+        "idle-timeout",
+        "max-connections",
+        "cache-mib",
+    ],
 )
 def test_serve_usage_errors(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
     assert cli.main(["serve", *args]) == 2
@@ -567,6 +599,32 @@ def test_metrics_count_requests_operations_and_latency() -> None:
     assert samples[("triples_request_seconds_count", (("path", "/run"),))] == 2
     assert samples[("triples_requests_in_flight", ())] == 1  # the /metrics request itself
     assert samples[("triples_time_limit_hits_total", ())] == 0
+
+
+def test_metrics_count_only_the_operations_that_ran() -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    def counted(client: TestClient) -> dict[str, float]:
+        text = client.get("/metrics").text
+        return {
+            sample.labels["operation"]: sample.value
+            for family in text_string_to_metric_families(text)
+            for sample in family.samples
+            if sample.name == "triples_operations_total"
+        }
+
+    searches = [op for seed in range(1000) for op in (["new", "g", seed, "grid100"], ["best", "g"])]
+    with TestClient(create_app(ServiceSettings(time_limit=0.3, max_operations=3000))) as fresh:
+        stopped = fresh.post("/run", json=searches)
+        index = int(stopped.json()["error"].rsplit(" ", 1)[1])
+        assert stopped.status_code == 503 and 0 < index < len(searches)
+        ran = counted(fresh)
+        # Those before the one stopped, and that one if it had begun; none after it.
+        assert sum(ran.values()) in (index, index + 1)
+        assert ran["new"] - ran.get("best", 0) in (0, 1)
+        fresh.post("/run", json=[["status", "g"]] * 3001)  # refused: more than 3000
+        fresh.post("/run", content=b"[" + b" " * MIB + b"]")  # refused: over 1 MiB
+        assert counted(fresh) == ran
 
 
 # ---------------------------------------------------------------- /docs, with nothing from outside

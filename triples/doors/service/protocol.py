@@ -109,7 +109,9 @@ class Protocol(HttpToolsProtocol):
         transport = self.transport
         if transport is None or transport.is_closing():
             return
-        if self.cycle is None or self.cycle.response_complete:
+        if self.cycle is None or not self.cycle.response_started or self.cycle.response_complete:
+            # Nothing of a response is out (the application, if any, waits for the body: it
+            # hears the client has gone, and its answer goes nowhere).
             transport.write(error_bytes(status, message))
         transport.close()
 
