@@ -252,7 +252,8 @@ def distinct_rule_sets(port: int, pid: int, count: int) -> list[tuple[int, float
     readings: list[tuple[int, float]] = []
     connection = http.client.HTTPConnection(HOST, port, timeout=60)
     for n in range(count):
-        rules = {"base": "classic", "target": 12 + n % 25, "slots": 8 + n // 25 % 8, "court": [1 + n // 200 % 50, 10, 10]}
+        court = [1 + n // 200 % 50, 10, 10]
+        rules = {"base": "classic", "target": 12 + n % 25, "slots": 8 + n // 25 % 8, "court": court}
         connection.request("POST", "/run", json.dumps([["new", "g", n, rules], ["best", "g"]]).encode())
         connection.getresponse().read()
         if (n + 1) % max(1, count // 10) == 0:

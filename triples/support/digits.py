@@ -77,7 +77,8 @@ def _product(a: int, b: int) -> int:
 def _power_of_ten(exponent: int) -> int:
     """``10**exponent``, by halves, each product by ``_product``."""
     if exponent <= 4 * _DIGITS_AT_ONCE:
-        return 10**exponent
+        power: int = 10**exponent
+        return power
     half = _power_of_ten(exponent // 2)
     square = _product(half, half)
     return _product(square, 10) if exponent % 2 else square
