@@ -197,7 +197,7 @@ JSONL_LINES = [
     b'["moves","g"]\r\n',
     b'["status","g"\n',  # not JSON: answered in place, the stream goes on
     b"5\n",  # JSON, but not an operation
-    b"\x0b\n",  # a vertical tab is not JSON whitespace: answered as invalid JSON, never skipped
+    b"\x0b\n",  # a vertical tab is not JSON whitespace (a control character): answered in place, never skipped
     b'["history","g"]',  # the last line may lack its newline
 ]
 
@@ -209,6 +209,11 @@ def expected_jsonl(lines: list[bytes]) -> bytes:
         if not line.strip(b" \t\r\n"):
             continue
         text = line.rstrip(b"\r\n")
+        control = next((i for i, byte in enumerate(text) if byte < 0x20 and byte not in b"\t\r\n"), None)
+        if control is not None:  # a byte JSON never holds, told as soon as it is read
+            problem = f"a control character (byte 0x{text[control]:02x}) at column {control + 1}"
+            answers.append(json_line(f"error: invalid JSON: {problem}"))
+            continue
         try:
             operation = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
@@ -351,6 +356,62 @@ def test_every_command_exits_141_quietly_when_stdout_is_closed(tmp_path: Path, a
     process.stdout.close()  # gone before the first answer is written
     _, stderr = process.communicate(timeout=TIMEOUT)
     assert (process.returncode, stderr) == (cli.EXIT_BROKEN_PIPE, b"")
+
+
+OUTPUT_COMMANDS = [
+    pytest.param(["run", "ops.json"], id="run"),
+    pytest.param(["run", "--jsonl", "ops.jsonl"], id="run-jsonl"),
+    pytest.param(["record", "ops.json"], id="record"),
+    pytest.param(["replay", str(Path(__file__).parent.parent / "fixtures" / "core-spec-seed1.json")], id="replay"),
+    pytest.param(["rate", "--seeds", "1-3"], id="rate"),
+    pytest.param(["bestrun", "KJQKA2A"], id="bestrun"),
+    pytest.param(["quartets", "fair.txt"], id="quartets"),
+    pytest.param(["--help"], id="help"),
+    pytest.param(["--version"], id="version"),
+]
+
+
+def in_shell(tmp_path: Path, args: list[str], redirect: str) -> tuple[int, bytes, str]:
+    """``triples ARGS`` run by a shell with ``redirect`` (``>&-``, ``> /dev/full``, ``2>&-``)."""
+    (tmp_path / "ops.json").write_bytes(orjson.dumps([["new", "g", 1], ["status", "g"]]))
+    (tmp_path / "ops.jsonl").write_bytes(b'["new","g",1]\n')
+    (tmp_path / "fair.txt").write_text("2\n1 A 2 3C no\n2 A 3 3A yes\n")
+    words = " ".join(f"'{word}'" for word in [sys.executable, "-m", "triples", *args])
+    done = subprocess.run(
+        ["sh", "-c", f"{words} {redirect}"], stdin=subprocess.DEVNULL, capture_output=True, cwd=tmp_path, env=ENV
+    )
+    return done.returncode, done.stdout, done.stderr.decode()
+
+
+@pytest.mark.parametrize("args", OUTPUT_COMMANDS)
+def test_every_command_with_stdout_closed_says_so_in_one_line(tmp_path: Path, args: list[str]) -> None:
+    assert in_shell(tmp_path, args, ">&-") == (
+        cli.EXIT_BAD_INPUT,
+        b"",
+        "triples: error: cannot write the output: Bad file descriptor\n",
+    )
+
+
+@pytest.mark.parametrize("args", OUTPUT_COMMANDS)
+def test_every_command_with_a_full_stdout_says_so_in_one_line(tmp_path: Path, args: list[str]) -> None:
+    assert in_shell(tmp_path, args, "> /dev/full") == (
+        cli.EXIT_BAD_INPUT,
+        b"",
+        "triples: error: cannot write the output: No space left on device\n",
+    )
+
+
+def test_with_stderr_closed_an_error_never_lands_on_stdout(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_bytes(b'[["new","g",1]')
+    assert in_shell(tmp_path, ["run", "bad.json"], "2>&-") == (cli.EXIT_BAD_INPUT, b"", "")
+    assert in_shell(tmp_path, ["run", "ops.json"], "2>&- >&-") == (cli.EXIT_BAD_INPUT, b"", "")
+    assert in_shell(tmp_path, ["run", "bad.json"], "2> /dev/full") == (cli.EXIT_BAD_INPUT, b"", "")
+    # With stdin closed, a command that reads it says so; one that reads a file is unaffected.
+    assert in_shell(tmp_path, ["run"], "<&-") == (cli.EXIT_BAD_INPUT, b"", "triples run: error: <stdin>: not open\n")
+    assert in_shell(tmp_path, ["run", "ops.json"], "<&-")[:2] == (
+        cli.EXIT_OK,
+        orjson.dumps(run([["new", "g", 1], ["status", "g"]])) + b"\n",
+    )
 
 
 def test_jsonl_ends_quietly_on_ctrl_c(coprocess: Coprocess) -> None:

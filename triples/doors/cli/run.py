@@ -65,6 +65,6 @@ def main(args: argparse.Namespace) -> int:
     except JSONInputError as exc:
         raise CommandError(f"{source}: {exc}") from None
     finally:
-        if stream is not sys.stdin.buffer:
+        if args.file != STDIN:
             stream.close()
     return EXIT_OK
