@@ -458,6 +458,48 @@ def test_record_rejects_input_that_is_not_a_list() -> None:
     assert triples("record", "-", stdin=b"{}") == (2, b"", message)
 
 
+def test_record_reads_every_shape_run_reads_and_replay_passes_what_it_wrote(tmp_path: Path) -> None:
+    game = [["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"]]
+    one_session = cli.fixture_text("ops", game, run(game))
+    # One array (over lines or on one), and lines of operations: one session, one fixture.
+    (tmp_path / "ops.json").write_bytes(orjson.dumps(game))
+    (tmp_path / "ops.jsonl").write_bytes(b"".join(json_line(op) for op in game[:2]) + b"\n" + json_line(game[2]))
+    assert triples("record", "ops.jsonl", cwd=tmp_path) == (0, one_session, "")
+    assert triples("record", "ops.json", cwd=tmp_path) == (0, one_session, "")
+    # Lines of arrays: one session a line, so one fixture a line, one after the other.
+    batches = [game, [["table", "g"]], [["new", 7, 3, "pairs"], ["best", 7]]]
+    (tmp_path / "games.jsonl").write_bytes(b"".join(json_line(batch) for batch in batches))
+    recorded = triples("record", "games.jsonl", cwd=tmp_path)
+    fixtures = b"".join(cli.fixture_text(f"games-{n}", batch, run(batch)) for n, batch in enumerate(batches, 1))
+    assert recorded == (0, fixtures, "")
+    (tmp_path / "games.json").write_bytes(recorded.stdout)
+    lines = "".join(f"PASS games.json (games-{n})\n" for n in (1, 2, 3))
+    assert triples("replay", "games.json", cwd=tmp_path) == (0, lines.encode(), "")
+    (tmp_path / "games.json").write_bytes(recorded.stdout.replace(b"    52\n", b"    51\n"))
+    failed = 'FAIL games.json (games-3): operation #1 ["best",7]: expected 51, got 52\n'
+    assert triples("replay", "games.json", cwd=tmp_path) == (
+        1,
+        lines.replace("PASS games.json (games-3)\n", failed).encode(),
+        "",
+    )
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        (b'["new","g",1]\n\nnot json\n', "line 3: invalid JSON: invalid literal, expected 'null' at column 1"),
+        (b'[["new","g",1]]\n\n5\n', "line 3: expected a JSON array of operations, got a number"),
+        (
+            b'["new","g",1]\n["table",\x00"g"]\n',
+            "invalid JSON at line 2, column 10: a control character (byte 0x00), which JSON never holds",
+        ),
+    ],
+    ids=["a-line-not-json", "a-line-of-arrays-not-an-array", "a-control-character"],
+)
+def test_record_refuses_what_a_fixture_cannot_hold(stdin: bytes, message: str) -> None:
+    assert triples("record", "-", stdin=stdin) == (2, b"", f"triples record: error: <stdin>: {message}\n")
+
+
 def test_record_keeps_integers_past_64_bits_and_replay_passes_them(tmp_path: Path) -> None:
     seed = int("7" * 400)
     operations = [["new", "g", seed], ["status", "g"], ["new", "h", [-(2**70)]]]

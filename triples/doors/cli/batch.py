@@ -298,3 +298,50 @@ def line_answerer(first: Any, forced: bool) -> tuple[Callable[[Any], Any], bool]
     from triples.interpreter.session import Session
 
     return Session().apply, False
+
+
+def recorded(source: BinaryIO) -> list[list[Any]]:
+    """The sessions an input holds, in any shape ``answer`` reads, for ``triples record``: one
+    array of operations or lines of operations are one session, lines of arrays one session
+    per line. Everything a fixture cannot hold is refused (``JSONInputError``): a line that is
+    not JSON, a line of lines of arrays that is not an array."""
+    reader = Reader(source)
+    head: list[bytes] = []  # every line read before the shape is known
+    try:
+        first = next_nonblank(reader, head)
+        first_number = reader.line_number
+        second = None if first is None else next_nonblank(reader, head)
+    except ControlByte as exc:
+        raise exc.in_document() from None
+    try:
+        first_value = loads(first) if first is not None and second is not None else NOT_LINES
+    except JSONInputError:  # not a complete value: one document over several lines
+        first_value = NOT_LINES
+    if first_value is NOT_LINES:
+        return [operations_in(loads(document_rest(reader, head)))]
+    assert second is not None
+    values = [(first_number, first_value)]
+    for line in prepend(second, lines_of(reader)):
+        if isinstance(line, LineError):
+            raise JSONInputError(f"line {reader.line_number}: {line.output.removeprefix('error: ')}")
+        if is_blank(line):
+            continue
+        try:
+            values.append((reader.line_number, loads(line)))
+        except JSONInputError:
+            raise JSONInputError(f"line {reader.line_number}: {line_problem(line)}") from None
+    if not isinstance(first_value, list) or is_operation(first_value):
+        return [[value for _, value in values]]
+    for number, value in values:
+        if not isinstance(value, list):
+            raise NotOperations(f"line {number}: expected a JSON array of operations, got {json_kind(value)}")
+    return [value for _, value in values]
+
+
+NOT_LINES: Any = object()  # what ``recorded`` reads when the input is one document
+
+
+def operations_in(document: Any) -> list[Any]:
+    if not isinstance(document, list):
+        raise NotOperations(f"expected a JSON array of operations, got {json_kind(document)}")
+    return document
