@@ -9,7 +9,7 @@ over that time, and the server's CPU time in the 3 s after the answer (work that
 Last, --distinct (10,000) requests, each a game and its `best` under rules no other request
 used, while the server's memory is read every tenth of them.
 
-    python benchmarks/attacks.py [--time-limit SECONDS] [--distinct N] [--only NAME ...]
+    python benchmarks/attacks.py [--time-limit SECONDS] [--distinct N] [--after SECONDS] [--only NAME ...]
 
 Goals: every stall under 100 ms, every answer within the time limit + 0.5 s, no CPU left
 burning after an answer, and memory flat over the distinct rule sets (the last tenth's peak
@@ -236,14 +236,14 @@ def start_server(port: int, time_limit: float) -> subprocess.Popen[bytes]:
     raise SystemExit("the server did not start")
 
 
-def attack(name: str, send: Callable[[int], str], port: int, pid: int, watch: Watch) -> Row:
+def attack(name: str, send: Callable[[int], str], port: int, pid: int, watch: Watch, after: float) -> Row:
     time.sleep(0.3)  # the poller's view of a quiet server first
     started = time.monotonic()
     got = send(port)
     answered = time.monotonic()
     cpu = cpu_seconds(pid)
-    time.sleep(AFTER)
-    stall, peak = watch.over(started, answered + AFTER)
+    time.sleep(after)
+    stall, peak = watch.over(started, answered + after)
     return Row(name, got, answered - started, stall * 1000, peak, cpu_seconds(pid) - cpu)
 
 
@@ -266,6 +266,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=2.0, help="the server's --time-limit (default 2)")
     parser.add_argument("--distinct", type=int, default=10_000, help="requests with distinct rules (default 10000)")
+    parser.add_argument("--after", type=float, default=AFTER, help="seconds watched after each answer (default 3)")
     parser.add_argument("--only", nargs="*", choices=sorted(ATTACKS), help="these attacks alone")
     args = parser.parse_args()
     print(f"triples serve --time-limit {args.time_limit:g} on {os.cpu_count()} cores; {load()}")
@@ -276,12 +277,14 @@ def main() -> int:
     failures: list[str] = []
     try:
         print()
-        print("| attack | answer | time to answer | longest /health | peak memory | CPU in the 3 s after |")
+        print(
+            f"| attack | answer | time to answer | longest /health | peak memory | CPU in the {args.after:g} s after |"
+        )
         print("|---|---|---|---|---|---|")
         for name, send in ATTACKS.items():
             if args.only and name not in args.only:
                 continue
-            row = attack(name, send, port, server.pid, watch)
+            row = attack(name, send, port, server.pid, watch, args.after)
             print(
                 f"| {row.name} | {row.got} | {row.answer_s:.2f} s | {row.stall_ms:.0f} ms | {row.peak_mib:.0f} MiB "
                 f"| {row.cpu_after_s:.2f} s |",

@@ -150,7 +150,7 @@ def op_history(session: Session, args: Args) -> Output:
 def op_moves(session: Session, args: Args) -> Output:
     """Every legal move; a table with more than ``rules.MAX_MOVES`` is refused with their
     number, counted before any move is built."""
-    return moves_json(rules.legal_moves(session.table(args.id), limit=rules.MAX_MOVES))
+    return rules.legal_move_lists(session.table(args.id), limit=rules.MAX_MOVES)
 
 
 @operation("undo", cost="cheap")

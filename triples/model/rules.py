@@ -154,17 +154,23 @@ def slots_by_value(values: Sequence[int]) -> dict[int, list[int]]:
 
 def expand(combo: Sequence[int], groups: dict[int, list[int]]) -> Iterator[Move]:
     """Every slot move realising a value combination."""
+    make = tuple.__new__  # the slots are sorted already, so Move's own sort is skipped
+    for slots in expanded(combo, groups):
+        yield make(Move, slots)
+
+
+def expanded(combo: Sequence[int], groups: dict[int, list[int]]) -> Iterator[list[int]]:
+    """Every slot move realising a value combination, each a sorted list of slots."""
     needed: dict[int, int] = {}
     for v in combo:
         needed[v] = needed.get(v, 0) + 1
-    make = tuple.__new__  # the slots are sorted here, so Move's own sort is skipped
     if len(needed) == len(combo):  # distinct values: one slot from each group
         for slots in product(*(groups[v] for v in needed)):
-            yield make(Move, sorted(slots))
+            yield sorted(slots)
         return
     per_value = [combinations(groups[v], m) for v, m in needed.items()]
     for parts in product(*per_value):
-        yield make(Move, sorted([slot for part in parts for slot in part]))
+        yield sorted([slot for part in parts for slot in part])
 
 
 def first_slots(combo: Sequence[int], groups: dict[int, list[int]]) -> Move:
@@ -179,6 +185,13 @@ def first_slots(combo: Sequence[int], groups: dict[int, list[int]]) -> Move:
 def legal_moves(table: Table, limit: int | None = None) -> list[Move]:
     """Every legal move, each a sorted slot tuple, in lexicographic order. With a ``limit``,
     ``TooManyMoves`` (with their number, counted without building any) when there are more."""
+    make = tuple.__new__  # each is sorted already
+    return [make(Move, move) for move in legal_move_lists(table, limit)]
+
+
+def legal_move_lists(table: Table, limit: int | None = None) -> list[list[int]]:
+    """``legal_moves`` as lists of slots, as an answer gives them: one object a move, where a
+    hundred thousand of them are garbage collection's to walk while they live."""
     variant = table.variant
     counts = histogram(table.values, variant.max_value)
     combos = value_combos(counts, variant.per_move, variant.target)
@@ -189,16 +202,16 @@ def legal_moves(table: Table, limit: int | None = None) -> list[Move]:
         if found > limit:
             raise TooManyMoves(found, limit)
     groups = slots_by_value(table.values)
-    moves = [move for combo in combos for move in expand(combo, groups)]
+    moves = [move for combo in combos for move in expanded(combo, groups)]
     if len(moves) <= _SORTED_AT_ONCE:
         moves.sort()
         return moves
     # Sorted by first slot, then each slot's moves: one sort of a hundred thousand moves would
     # hold the interpreter's lock (and a server's event loop) for a tenth of a second.
-    by_first: list[list[Move]] = [[] for _ in range(variant.slots)]
+    by_first: list[list[list[int]]] = [[] for _ in range(variant.slots)]
     for move in moves:
         by_first[move[0]].append(move)
-    ordered: list[Move] = []
+    ordered: list[list[int]] = []
     for group in by_first:
         group.sort()
         ordered += group

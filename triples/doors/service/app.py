@@ -13,6 +13,7 @@ schema and its page, 404 and 405), which keeps a request's cost close to the int
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import sys
@@ -366,4 +367,9 @@ def default_app() -> Service:
     """The application with its settings from the environment (``ServiceSettings.from_environment``:
     ``triples serve`` sets the variables), for ``uvicorn triples.doors.service.app:default_app --factory``."""
     tune_service_process()  # each worker process applies the service's own settings
-    return create_app(ServiceSettings.from_environment())
+    app = create_app(ServiceSettings.from_environment())
+    # What start-up made (modules, the application) lives as long as the process: out of the
+    # garbage collector's way, its full collections (which hold the interpreter's lock, and so
+    # the event loop) walk only what requests made.
+    gc.freeze()
+    return app
