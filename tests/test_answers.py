@@ -21,7 +21,11 @@ pytest.importorskip("fastapi", reason="the service needs the serve extra: pip in
 
 from tests.processes import EXIT_WITHIN, MIB, post, serving
 from triples import run
+from triples.doors.service import answers
+from triples.interpreter.operations import OPERATIONS, Args, Operation, operation
+from triples.interpreter.session import Session
 from triples.model.derived import MAX_COMBOS
+from triples.support import deadline
 
 MEMORY = 1024 * MIB  # the server's address space: it holds some 250 MiB of it when idle
 GRID100_5 = {"base": "grid100", "per_move": 5, "target": 65}
@@ -30,6 +34,94 @@ HUGE_TABLES = {"deck": "numeric", "top_rank": 50, "suits": 4, "slots": 100, "per
 # Minutes of work: lookahead counts the moves left after each of some 12,000 combinations.
 MINUTES = [["new", "g", 1, GRID100_6], ["autoplay", "g", "lookahead"]]
 QUICK = [["new", "g", 1], ["best", "g"]]
+
+
+# ---------------------------------------------------------------- in-process: what runs where
+
+
+def written(outputs: Any) -> bytes:
+    return orjson.dumps(outputs) + b"\n"
+
+
+QUICK_CASES = {
+    "small-game": ([["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"], ["moves", "g"]], 4),
+    "eight-operations": ([["status", "g"]] * 8, 8),
+    "nine-operations": ([["status", "g"]] * 9, 0),
+    "best": ([["new", "g", 1], ["best", "g"], ["status", "g"]], 1),
+    "solve": ([["solve", "g"]], 0),
+    "autoplay": ([["autoplay", "g"]], 0),
+    "not-operations": ([[["best"]], {"best": 1}, "best", []], 4),
+    "unknown-operation": ([["frob", "g"]], 1),
+    # The rules and the position decide, not the operation's name:
+    "grid100-status": ([["new", "g", 1, "grid100"], ["status", "g"]], 2),
+    "grid100-moves": ([["new", "g", 1, "grid100"], ["moves", "g"]], 1),  # C(100, 3) slot triples
+    "five-a-move-status": ([["new", "g", 1, {"base": "grid100", "per_move": 5, "target": 65}], ["status", "g"]], 1),
+}
+
+
+@pytest.mark.parametrize(("operations", "inline"), QUICK_CASES.values(), ids=QUICK_CASES.keys())
+def test_the_event_loop_answers_operations_while_they_are_surely_quick(operations: list[Any], inline: int) -> None:
+    answering = answers.on_the_event_loop(orjson.dumps(operations), 10_000)
+    assert len(answering.parts) == answering.started == inline
+    assert answering.done is (inline == len(operations))
+    # The rest goes to a worker, which goes on with the same session: the answer is run()'s.
+    limit = deadline.Deadline(10)
+    done = answers.in_a_worker(answering, b"", limit, 10, 10_000, 2**30)
+    assert done.body() == written(run(operations))
+
+
+def test_a_large_body_is_read_in_a_worker() -> None:
+    body = orjson.dumps([["new", "g", 1], ["status", "g"]])[:-1] + b" " * answers.QUICK_BODY_BYTES + b"]"
+    answering = answers.on_the_event_loop(body, 10_000)
+    assert answering.operations is None and not answering.parts
+    done = answers.in_a_worker(answering, body, deadline.Deadline(10), 10, 10_000, 2**30)
+    assert done.body() == written(run(orjson.loads(body)))
+
+
+def test_an_operation_runs_in_the_event_loop_as_its_registration_says() -> None:
+    def handler(session: Session, args: Any) -> str:
+        return "done"
+
+    def judge(session: Session, args: Any) -> bool:
+        return args.id == "quick"
+
+    with (
+        OPERATIONS.replaced(Operation("new_cheap", Args, handler, "cheap")),
+        OPERATIONS.replaced(Operation("new_costly", Args, handler, "search")),
+        OPERATIONS.replaced(Operation("new_judged", Args, handler, judge)),
+    ):
+        calls = [["new_cheap", "g"], ["new_judged", "quick"], ["new_judged", "slow"], ["new_costly", "g"]]
+        assert [answers.on_the_event_loop(orjson.dumps([call]), 10).done for call in calls] == [
+            True,
+            True,
+            False,
+            False,
+        ]
+    assert "new_cheap" not in OPERATIONS and "new_costly" not in OPERATIONS
+    # The registry is sealed once the interpreter is loaded: nothing adds or redefines a name.
+    with pytest.raises(RuntimeError, match="fixed once the interpreter is loaded"):
+        operation("new_late", cost="cheap")(handler)
+    # A new operation cannot leave its cost unsaid, so none reaches the event loop unjudged.
+    with pytest.raises(TypeError, match="cost"):
+        operation("new_undeclared")(handler)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="cost"):
+        Operation("new_undeclared", Args, handler)  # type: ignore[call-arg]
+    assert "new_undeclared" not in OPERATIONS
+
+
+def test_a_worker_stops_an_answer_past_its_limit() -> None:
+    operations = [["new", "g", 1], *[["moves", "g"]] * 20]
+    answering = answers.on_the_event_loop(orjson.dumps(operations), 10_000)
+    assert not answering.parts  # more than 8 operations: all of them in a worker
+    limit = len(written(run(operations[:12])))  # the first twelve outputs fit exactly
+    with pytest.raises(
+        answers.Refused, match=f"^the answer would be over {limit} bytes at operation 12: ask"
+    ) as refused:
+        answers.in_a_worker(answering, b"", deadline.Deadline(10), 10, 10_000, limit)
+    assert refused.value.status == 413
+
+
+# ---------------------------------------------------------------- a real server
 
 
 @pytest.fixture(scope="module")

@@ -30,9 +30,7 @@ from triples import __version__, run
 from triples.doors import cli
 from triples.doors.service import ServiceSettings, answers, create_app
 from triples.doors.service import app as service_app
-from triples.interpreter.operations import OPERATIONS, Args, Operation, operation
-from triples.interpreter.session import Session
-from triples.support import deadline
+from triples.interpreter.operations import OPERATIONS, Args, Operation
 
 MIB = 1024 * 1024
 TIMEOUT = 30
@@ -171,7 +169,6 @@ def test_an_output_integer_of_any_size_is_written_exactly(
 ) -> None:
     # No operation answers with an integer past 64 bits today; one that did would be written
     # exactly by both doors. An operation echoing its game id stands in for it.
-    from triples.interpreter.operations import OPERATIONS, Args, Operation
 
     echo = Operation("echo", Args, lambda session, args: [args.id, -args.id], "cheap")
     text = "9" * 5000
@@ -184,84 +181,6 @@ def test_an_output_integer_of_any_size_is_written_exactly(
         response = client.post("/run", content=body)
     assert (response.status_code, response.content) == (200, expected)
     assert "echo" not in OPERATIONS
-
-
-QUICK_CASES = {
-    "small-game": ([["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"], ["moves", "g"]], 4),
-    "eight-operations": ([["status", "g"]] * 8, 8),
-    "nine-operations": ([["status", "g"]] * 9, 0),
-    "best": ([["new", "g", 1], ["best", "g"], ["status", "g"]], 1),
-    "solve": ([["solve", "g"]], 0),
-    "autoplay": ([["autoplay", "g"]], 0),
-    "not-operations": ([[["best"]], {"best": 1}, "best", []], 4),
-    "unknown-operation": ([["frob", "g"]], 1),
-    # The rules and the position decide, not the operation's name:
-    "grid100-status": ([["new", "g", 1, "grid100"], ["status", "g"]], 2),
-    "grid100-moves": ([["new", "g", 1, "grid100"], ["moves", "g"]], 1),  # C(100, 3) slot triples
-    "five-a-move-status": ([["new", "g", 1, {"base": "grid100", "per_move": 5, "target": 65}], ["status", "g"]], 1),
-}
-
-
-@pytest.mark.parametrize(("operations", "inline"), QUICK_CASES.values(), ids=QUICK_CASES.keys())
-def test_the_event_loop_answers_operations_while_they_are_surely_quick(operations: list[Any], inline: int) -> None:
-    answering = answers.on_the_event_loop(orjson.dumps(operations), 10_000)
-    assert len(answering.parts) == answering.started == inline
-    assert answering.done is (inline == len(operations))
-    # The rest goes to a worker, which goes on with the same session: the answer is run()'s.
-    limit = deadline.Deadline(10)
-    done = answers.in_a_worker(answering, b"", limit, 10, 10_000, 2**30)
-    assert done.body() == written(run(operations))
-
-
-def test_a_large_body_is_read_in_a_worker() -> None:
-    body = padded([["new", "g", 1], ["status", "g"]], answers.QUICK_BODY_BYTES + 1)
-    answering = answers.on_the_event_loop(body, 10_000)
-    assert answering.operations is None and not answering.parts
-    done = answers.in_a_worker(answering, body, deadline.Deadline(10), 10, 10_000, 2**30)
-    assert done.body() == written(run(orjson.loads(body)))
-
-
-def test_an_operation_runs_in_the_event_loop_as_its_registration_says() -> None:
-    def handler(session: Session, args: Any) -> str:
-        return "done"
-
-    def judge(session: Session, args: Any) -> bool:
-        return args.id == "quick"
-
-    with (
-        OPERATIONS.replaced(Operation("new_cheap", Args, handler, "cheap")),
-        OPERATIONS.replaced(Operation("new_costly", Args, handler, "search")),
-        OPERATIONS.replaced(Operation("new_judged", Args, handler, judge)),
-    ):
-        calls = [["new_cheap", "g"], ["new_judged", "quick"], ["new_judged", "slow"], ["new_costly", "g"]]
-        assert [answers.on_the_event_loop(orjson.dumps([call]), 10).done for call in calls] == [
-            True,
-            True,
-            False,
-            False,
-        ]
-    assert "new_cheap" not in OPERATIONS and "new_costly" not in OPERATIONS
-    # The registry is sealed once the interpreter is loaded: nothing adds or redefines a name.
-    with pytest.raises(RuntimeError, match="fixed once the interpreter is loaded"):
-        operation("new_late", cost="cheap")(handler)
-    # A new operation cannot leave its cost unsaid, so none reaches the event loop unjudged.
-    with pytest.raises(TypeError, match="cost"):
-        operation("new_undeclared")(handler)  # type: ignore[call-arg]
-    with pytest.raises(TypeError, match="cost"):
-        Operation("new_undeclared", Args, handler)  # type: ignore[call-arg]
-    assert "new_undeclared" not in OPERATIONS
-
-
-def test_a_worker_stops_an_answer_past_its_limit() -> None:
-    operations = [["new", "g", 1], *[["moves", "g"]] * 20]
-    answering = answers.on_the_event_loop(orjson.dumps(operations), 10_000)
-    assert not answering.parts  # more than 8 operations: all of them in a worker
-    limit = len(written(run(operations[:12])))  # the first twelve outputs fit exactly
-    with pytest.raises(
-        answers.Refused, match=f"^the answer would be over {limit} bytes at operation 12: ask"
-    ) as refused:
-        answers.in_a_worker(answering, b"", deadline.Deadline(10), 10, 10_000, limit)
-    assert refused.value.status == 413
 
 
 # ---------------------------------------------------------------- bad requests
