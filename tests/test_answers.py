@@ -5,6 +5,7 @@ stop within seconds on SIGTERM even while a search runs."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import signal
@@ -227,3 +228,27 @@ def test_sigterm_ends_the_server_within_seconds_while_a_search_runs() -> None:
         _, stderr = process.communicate(timeout=EXIT_WITHIN + 2)  # the grace of 2 s, then the search stops
     assert process.returncode in (0, -signal.SIGTERM), stderr.decode()
     assert "Traceback" not in stderr.decode()
+
+
+def resident_bytes(pid: int) -> int:
+    for line in open(f"/proc/{pid}/status").read().splitlines():  # noqa: SIM115 (read whole at once)
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS line")
+
+
+def test_distinct_rule_sets_keep_the_servers_memory_flat() -> None:
+    def distinct(first: int, count: int) -> None:
+        for n in range(first, first + count):
+            rules = {"base": "classic", "target": 12 + n % 25, "slots": 8 + n // 25 % 8, "court": [1 + n // 200, 9, 9]}
+            connection.request("POST", "/run", orjson.dumps([["new", "g", n, rules], ["best", "g"]]))
+            assert connection.getresponse().read().startswith(b"[[")
+
+    with serving("--cache-mib", "4", memory=MEMORY) as (port, process):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        distinct(0, 60)  # the caches fill (4 MiB, and a sixteenth of it for the rule sets)
+        filled = resident_bytes(process.pid)
+        distinct(60, 120)
+        grown = resident_bytes(process.pid) - filled
+        connection.close()
+    assert grown < 2 * MIB

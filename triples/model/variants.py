@@ -118,9 +118,15 @@ def written(value: object) -> str:
 
 # Custom variants by canonical name: the same rules give the same object while it is kept
 # (the engines' tables, keyed by the rules' value, find theirs either way). Kept least recently
-# used first out past ``BUILT_BYTES``, each measured when made, its deck and values included:
+# used first out past ``built_budget()``, each measured when made, its deck and values included:
 # a stream of distinct rule sets (a sweep, a service) holds a few megabytes, not one per rule set.
-BUILT_BYTES = 16 * caches.MIB
+BUILT_SHARE = 16  # of the caches' budget (``triples.support.caches.budget``), a sixteenth
+
+
+def built_budget() -> int:
+    """The bytes the rule sets of one's own may hold: a share of the caches' budget."""
+    return caches.budget() // BUILT_SHARE
+
 _BUILT: OrderedDict[str, tuple[Variant, int]] = OrderedDict()
 _built_lock = threading.Lock()
 _built_bytes = 0
@@ -142,7 +148,8 @@ def remembered(name: str, rules: StatedFields) -> Variant:
             return found[0]
         _BUILT[name] = (made, size)
         _built_bytes += size
-        while _built_bytes > BUILT_BYTES and len(_BUILT) > 1:
+        limit = built_budget()
+        while _built_bytes > limit and len(_BUILT) > 1:
             _, (_, dropped) = _BUILT.popitem(last=False)
             _built_bytes -= dropped
     return made
