@@ -127,6 +127,7 @@ def built_budget() -> int:
     """The bytes the rule sets of one's own may hold: a share of the caches' budget."""
     return caches.budget() // BUILT_SHARE
 
+
 _BUILT: OrderedDict[str, tuple[Variant, int]] = OrderedDict()
 _built_lock = threading.Lock()
 _built_bytes = 0

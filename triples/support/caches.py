@@ -184,7 +184,8 @@ class Memo(Generic[K, V]):
         sample of entries again whenever the count has doubled or halved since."""
         data = self.data
         entries = len(data)
-        if entries and not self._sampled_at // 2 < entries < 2 * self._sampled_at + 2:
+        sampled_at = self._sampled_at
+        if entries and (not sampled_at or entries >= 2 * sampled_at or entries <= sampled_at // 2):
             sample = list(islice(data.items(), _SAMPLE))
             if sample:
                 self._entry_bytes = sum(_shallow(key) + _shallow(value) for key, value in sample) / len(sample)

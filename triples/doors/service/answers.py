@@ -56,14 +56,18 @@ class Answering:
     session: Session = field(default_factory=Session)
     parts: list[bytes] = field(default_factory=list)
     started: int = 0
+    answer: bytes | None = None  # the whole answer, once every output is made
 
     @property
     def done(self) -> bool:
         return self.operations is not None and len(self.parts) == len(self.operations)
 
     def body(self) -> bytes:
-        """The answer: the outputs as one JSON array, byte for byte what ``dumps(run(...))`` writes."""
-        return b"[" + b",".join(self.parts) + b"]\n"
+        """The answer: the outputs as one JSON array, byte for byte what ``dumps(run(...))`` writes
+        (joined once, by whoever made the last output: a worker for a long answer)."""
+        if self.answer is None:
+            self.answer = b"[" + b",".join(self.parts) + b"]\n"
+        return self.answer
 
 
 class Stopped(Exception):
@@ -185,7 +189,7 @@ def in_a_worker(
                 answering.operations = read_operations(body, max_operations)
                 limit.restart(seconds)  # the limit is on the operations: reading a body is not one
             operations, session, parts = answering.operations, answering.session, answering.parts
-            size = len(answering.body())
+            size = sum(map(len, parts)) + max(0, len(parts) - 1) + 3  # with commas, brackets, newline
             for index in range(len(parts), len(operations)):
                 deadline.check()
                 answering.started = index + 1
@@ -196,6 +200,7 @@ def in_a_worker(
                 parts.append(part)
         except deadline.TimeLimitExceeded:
             raise Stopped(seconds, len(answering.parts)) from None
+    answering.body()  # here, not on the event loop: megabytes to join
     return answering
 
 
