@@ -45,7 +45,6 @@ from triples.doors.service.answers import (
     in_a_worker,
     on_the_event_loop,
     read_body,
-    size_text,
 )
 from triples.doors.service.gate import Gate, Overloaded
 from triples.doors.service.metrics import CONTENT_TYPE, ServiceMetrics
@@ -123,9 +122,6 @@ class ServiceSettings(BaseModel):
         }
 
 
-RequestRejected = Refused  # the name the application's handlers know it by
-
-
 def json_response(content: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     # The same writer as `triples run`: the body of POST /run is byte for byte what it prints.
     return Response(dumps(content), status_code=status, media_type=JSON, headers=headers)
@@ -133,10 +129,6 @@ def json_response(content: Any, status: int = 200, headers: dict[str, str] | Non
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
     return json_response({"error": message}, status, headers)
-
-
-def size_limit_text(limit: int) -> str:
-    return size_text(limit)
 
 
 def package_file(package: Any, *path: str) -> bytes:
@@ -275,8 +267,8 @@ def pages_app(service: Service) -> FastAPI:
     pages = {"": package_file("triples.doors.service", "static", "index.html")}
     pages |= {name: package_file("triples.doors.service", "static", name) for name in STATIC_FILES}
 
-    @app.exception_handler(RequestRejected)
-    async def rejected(request: Request, exc: RequestRejected) -> Response:
+    @app.exception_handler(Refused)
+    async def rejected(request: Request, exc: Refused) -> Response:
         return error_response(exc.status, exc.message, exc.headers)
 
     @app.exception_handler(HTTPException)
