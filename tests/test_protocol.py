@@ -137,3 +137,15 @@ def test_connections_past_the_cap_close_the_longest_waiting_one_under_a_low_file
         for connection in [*silent, *more, *busy]:
             connection.close()
         assert healthy(port)
+
+
+def test_a_body_slower_than_headers_may_be_is_closed_for_a_newer_connection() -> None:
+    with serving("--max-connections", "4", "--header-timeout", "1", "--idle-timeout", "30") as (port, _):
+        slow = [connect(port) for _ in range(4)]
+        for connection in slow:
+            connection.sendall(b"POST /run HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n[")
+        time.sleep(1.5)  # longer than headers may take: these bodies trickle
+        assert healthy(port)
+        assert error_of(received(slow[0])) == (408, CLOSED_FOR_NEWER)
+        for connection in slow:
+            connection.close()

@@ -8,8 +8,9 @@ on the connections themselves, and its errors in JSON like every other.
   first byte is answered ``408`` and closed, and so is one whose headers pass
   ``MAX_HEADER_BYTES`` (``431``): a client that trickles its headers cannot hold a connection.
 - At most ``max_connections`` are open at once. One more arriving closes, in its favour, the
-  connection that has waited longest without a complete request (a trickler, or an idle
-  keep-alive); when every one is busy with a request, the newcomer is answered ``503`` and closed.
+  connection that has waited longest without a complete request (an idle keep-alive, one in
+  its headers, or one whose body has taken longer than ``header_timeout``: a trickler); when
+  every one is busy with a request, the newcomer is answered ``503`` and closed.
 - What the parser cannot read is answered ``400`` with ``{"error": ...}``, not plain text.
 """
 
@@ -73,6 +74,7 @@ class Protocol(HttpToolsProtocol):
         self.header_bytes = 0
         self.header_timer: asyncio.TimerHandle | None = None
         self.in_body = False
+        self.body_since = 0.0  # when the body being read began
         self.last_data = 0.0
         self.body_timer: asyncio.TimerHandle | None = None
 
@@ -93,14 +95,25 @@ class Protocol(HttpToolsProtocol):
         if len(self.connections) < self.max_connections:
             return True
         waiting = [
-            other for other in self.connections if isinstance(other, Protocol) and other.waiting_since is not None
+            (since, other)
+            for other in self.connections
+            if isinstance(other, Protocol) and (since := other.waiting_for_request()) is not None
         ]
         if not waiting:
             return False
-        oldest = min(waiting, key=lambda other: other.waiting_since or 0.0)
+        _, oldest = min(waiting, key=lambda pair: pair[0])
         oldest.refuse(408, "closed for a newer connection: this one sent no complete request")
         self.connections.discard(oldest)
         return True
+
+    def waiting_for_request(self) -> float | None:
+        """Since when this connection has waited without a complete request, if it has: idle,
+        in its headers, or in a body that has taken longer than headers may (a trickler)."""
+        if self.waiting_since is not None:
+            return self.waiting_since
+        if self.in_body and self.loop.time() - self.body_since > self.header_timeout:
+            return self.body_since
+        return None
 
     def refuse(self, status: int, message: str) -> None:
         """Answer ``{"error": message}`` with ``status`` and close, unless a response is under way."""
@@ -167,6 +180,7 @@ class Protocol(HttpToolsProtocol):
             return
         self.waiting_since = None
         self.in_body = True
+        self.body_since = self.loop.time()
         self.body_timer = self.loop.call_later(self.idle_timeout, self.body_idle)
         super().on_headers_complete()
 
