@@ -10,6 +10,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 # The process table, shared with the fault benchmark.
@@ -54,3 +56,81 @@ def stopped(child: subprocess.Popen[str], signum: int) -> tuple[str, str, float]
     sent = time.monotonic()
     out, err = child.communicate(timeout=60)
     return out, err, time.monotonic() - sent
+
+
+# ---------------------------------------------------------------- a real server
+
+MIB = 1024 * 1024
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def limited(memory: int | None = None, files: int | None = None) -> Callable[[], None]:
+    """A ``preexec_fn`` that gives the child at most ``memory`` bytes of address space (as
+    ``ulimit -v``) and ``files`` open files (``ulimit -n``)."""
+    import resource
+
+    def limit() -> None:
+        if memory is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        if files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+
+    return limit
+
+
+@contextmanager
+def serving(
+    *options: str, env: dict[str, str] | None = None, memory: int | None = None, files: int | None = None
+) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """``triples serve --port P OPTIONS`` in a subprocess, its port once ``/health`` answers;
+    stopped (SIGTERM, then SIGKILL) at the end."""
+    import urllib.request
+
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "triples", "serve", "--port", str(port), "--no-access-log", *options],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+        preexec_fn=limited(memory, files),
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert server.poll() is None, server.communicate()[1].decode()
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not answer in time"
+                time.sleep(0.05)
+        yield port, server
+    finally:
+        if server.poll() is None:
+            server.terminate()
+            try:
+                server.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.communicate()
+
+
+def post(port: int, body: bytes, timeout: float = 60) -> tuple[int, bytes]:
+    """``POST /run`` with Python's urllib (which sends the whole body before it reads): status and body."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/run", data=body, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()

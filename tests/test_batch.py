@@ -73,11 +73,75 @@ def test_a_bad_line_is_answered_in_place_and_the_rest_goes_on() -> None:
         "error: invalid JSON: unexpected character, expected ',' or ']' at column 11"
     )
     assert call(MODULE, operations) == (0, wanted + one_session(GAME)[len(one_session(GAME[:2])) :], "")
+    # In lines of arrays, every line is answered with an array: the error is inside one.
     batches = lines(BATCHES[0]) + b"[[\n" + lines(*BATCHES[1:])
     expected = dumps(run(BATCHES[0])) + dumps(
-        "error: invalid JSON: the input ends before the JSON value does at column 3"
+        ["error: invalid JSON: the input ends before the JSON value does at column 3"]
     )
     assert call(MODULE, batches) == (0, expected + b"".join(dumps(run(batch)) for batch in BATCHES[1:]), "")
+
+
+@pytest.mark.parametrize(
+    "stdin",
+    [
+        lines(*GAME[:2]) + b'["status",\x00"g"]\n' + lines(*GAME[2:]),
+        lines(*BATCHES[:1]) + b"[[\x00]]\n" + lines(*BATCHES[1:]),
+    ],
+    ids=["operations", "arrays"],
+)
+def test_a_line_with_a_byte_json_never_holds_is_answered_in_place(stdin: bytes) -> None:
+    code, out, err = call(MODULE, stdin)
+    replies = out.splitlines()
+    assert (code, err, len(replies)) == (0, "", len(stdin.splitlines()))
+    bad = next(i for i, line in enumerate(stdin.splitlines()) if b"\x00" in line)
+    reply = orjson.loads(replies[bad])
+    wrapped = reply[0] if isinstance(reply, list) else reply
+    assert (
+        wrapped
+        == f"error: invalid JSON: a control character (byte 0x00) at column {stdin.splitlines()[bad].index(0) + 1}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        (
+            b"\x00" * 300_000,
+            "invalid JSON at line 1, column 1: a control character (byte 0x00), which JSON never holds",
+        ),
+        (
+            b'[["new","g",1],\n ["status", "g"\x01]]',
+            "invalid JSON at line 2, column 16: a control character (byte 0x01), which JSON never holds",
+        ),
+    ],
+    ids=["zeros", "in-a-document"],
+)
+def test_a_document_with_a_byte_json_never_holds_is_refused_as_it_arrives(stdin: bytes, message: str) -> None:
+    assert call(MODULE, stdin) == (2, b"", f"triples run: error: <stdin>: {message}\n")
+
+
+def test_dev_zero_is_refused_at_its_first_byte_in_bounded_memory() -> None:
+    import resource
+
+    def small() -> None:  # 400 MB of address space: /dev/zero read whole would need far more
+        resource.setrlimit(resource.RLIMIT_AS, (400 * 2**20, 400 * 2**20))
+
+    done = subprocess.run([*MODULE, "/dev/zero"], capture_output=True, text=True, timeout=60, preexec_fn=small)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        "triples run: error: /dev/zero: invalid JSON at line 1, column 1: a control character (byte 0x00), "
+        "which JSON never holds\n",
+    )
+    with subprocess.Popen(
+        [*MODULE, "--jsonl", "/dev/zero"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=small
+    ) as jsonl:
+        out, err = jsonl.communicate(timeout=60)
+    assert (jsonl.returncode, out) == (2, b'"error: invalid JSON: a control character (byte 0x00) at column 1"\n')
+    assert (
+        err.decode()
+        == "triples run: error: /dev/zero: line 1 is over 256 MiB, the most a document or a line may hold\n"
+    )
 
 
 @pytest.mark.parametrize(

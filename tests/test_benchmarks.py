@@ -23,6 +23,11 @@ BENCHMARKS = ROOT / "benchmarks"
 LIBRARIES = {"common.py", "naive.py", "processes.py"}  # imported by the scripts, not run
 
 SHORT_RUNS = [
+    pytest.param(
+        ["attacks.py", "--only", "moves, 5 cards a move", "malformed HTTP", "--distinct", "20", "--after", "0.2"],
+        r"all requirements met|^FAIL",
+        id="attacks",
+    ),
     pytest.param(["batch.py", "--ops", "200", "--rounds", "1"], r"requirement >= 20,000 ops/s", id="batch"),
     pytest.param(["best.py", "--seeds", "3", "--variant", "classic"], r"all requirements met|^FAIL ", id="best"),
     pytest.param(

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
 import random
+import sys
 import threading
+import tracemalloc
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -200,3 +203,102 @@ def test_rate_rows_are_the_same_cold_warm_and_in_any_order() -> None:
     warm = {seed: row(seed) for seed in seeds}
     again = {seed: row(seed) for seed in reversed(seeds)}
     assert cold == warm == again
+
+
+# --- bounded by memory ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_budget() -> Iterator[int]:
+    budget = 4 * caches.MIB
+    caches.clear()
+    caches.set_budget(budget)
+    try:
+        yield budget
+    finally:
+        caches.set_budget(caches.DEFAULT_BUDGET)
+        caches.clear()
+
+
+def traced(make: Callable[[], object]) -> tuple[object, int]:
+    """What ``make`` returns, and the bytes it allocated and still holds (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        made = make()
+        return made, tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+
+
+def every_byte(root: object) -> int:
+    """What ``caches.footprint`` measures on samples, counted object by object."""
+    seen: set[int] = set()
+
+    def walk(item: object) -> int:
+        if id(item) in seen or (type(item) is int and -5 <= item <= 256) or isinstance(item, type):
+            return 0
+        seen.add(id(item))
+        size = sys.getsizeof(item)
+        if isinstance(item, dict):
+            return size + sum(walk(key) + walk(value) for key, value in item.items())
+        if isinstance(item, tuple | list | set):
+            return size + sum(walk(part) for part in item)
+        if hasattr(item, "__dict__"):
+            return size + walk(vars(item))
+        slots = (getattr(item, name) for cls in type(item).__mro__ for name in getattr(cls, "__slots__", ()))
+        return size + sum(walk(part) for part in slots)
+
+    return walk(root)
+
+
+@pytest.mark.parametrize("move", [3, 4, 5, 6])
+def test_a_tables_measured_size_is_what_it_holds(move: int) -> None:
+    from triples.engines.search.layouts import _build as search_tables
+    from triples.model.derived import _build
+
+    variant = parse_variant({"base": "grid100", "per_move": move, "target": 13 * move})
+    table, held = traced(lambda: _build(variant))
+    measured = caches.footprint(table)
+    assert 0.75 * every_byte(table) <= measured <= 1.33 * every_byte(table)
+    # What tracemalloc saw allocated, and still held: less when small tuples come from free lists.
+    assert 0.2 * measured <= held <= 1.1 * measured
+    rules = search_tables(variant)
+    assert 0.75 * every_byte(rules) <= caches.footprint(rules) <= 1.33 * every_byte(rules)
+
+
+def test_a_memos_measured_size_is_what_it_holds() -> None:
+    def filled() -> caches.Memo[int, tuple[int, tuple[int, ...]]]:
+        memo: caches.Memo[int, tuple[int, tuple[int, ...]]] = caches.Memo("test", 10**6)
+        for key in range(2**70, 2**70 + 50_000):
+            memo.data[key] = (key & 255, (key & 7, 1000 + (key & 1023)))
+        return memo
+
+    memo, held = traced(filled)
+    assert held * 0.8 <= memo.nbytes() <= held * 1.25  # type: ignore[attr-defined]
+
+
+def test_distinct_rule_sets_keep_the_caches_within_the_budget(small_budget: int) -> None:
+    caches.set_budget(small_budget // 4)
+
+    def best_of(target: int) -> int:
+        return search.best_cleared(seeded(parse_variant({"base": "classic", "target": target, "slots": 12}), 1))
+
+    answers = [best_of(target) for target in range(15, 45)]
+    for target in range(15, 45):  # evicted or not, the same answers
+        assert best_of(target) == answers[target - 15]
+    caches.settle(force=True)
+    assert caches.held() <= caches.budget()
+    assert 0 < caches.sizes()["search kits"] < 30
+
+
+def test_one_table_over_the_budget_keeps_the_newest_entries_of_its_memos(small_budget: int) -> None:
+    classic = parse_variant("classic")
+    for seed in range(1, 400):
+        search.best_cleared(seeded(classic, seed))
+    kit = search.kit.kit_for(classic)  # type: ignore[attr-defined]
+    caches.set_budget(caches.footprint(kit.rules) + 200_000)
+    newest = list(kit.bounds.data)[-1]
+    caches.settle(force=True)
+    assert caches.held() <= caches.budget()
+    assert newest in kit.bounds.data
+    assert search.best_cleared(seeded(classic, 1)) == search.best_cleared(seeded(classic, 1))

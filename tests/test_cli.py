@@ -197,7 +197,7 @@ JSONL_LINES = [
     b'["moves","g"]\r\n',
     b'["status","g"\n',  # not JSON: answered in place, the stream goes on
     b"5\n",  # JSON, but not an operation
-    b"\x0b\n",  # a vertical tab is not JSON whitespace: answered as invalid JSON, never skipped
+    b"\x0b\n",  # a vertical tab is not JSON whitespace (a control character): answered in place, never skipped
     b'["history","g"]',  # the last line may lack its newline
 ]
 
@@ -209,6 +209,11 @@ def expected_jsonl(lines: list[bytes]) -> bytes:
         if not line.strip(b" \t\r\n"):
             continue
         text = line.rstrip(b"\r\n")
+        control = next((i for i, byte in enumerate(text) if byte < 0x20 and byte not in b"\t\r\n"), None)
+        if control is not None:  # a byte JSON never holds, told as soon as it is read
+            problem = f"a control character (byte 0x{text[control]:02x}) at column {control + 1}"
+            answers.append(json_line(f"error: invalid JSON: {problem}"))
+            continue
         try:
             operation = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
@@ -353,6 +358,62 @@ def test_every_command_exits_141_quietly_when_stdout_is_closed(tmp_path: Path, a
     assert (process.returncode, stderr) == (cli.EXIT_BROKEN_PIPE, b"")
 
 
+OUTPUT_COMMANDS = [
+    pytest.param(["run", "ops.json"], id="run"),
+    pytest.param(["run", "--jsonl", "ops.jsonl"], id="run-jsonl"),
+    pytest.param(["record", "ops.json"], id="record"),
+    pytest.param(["replay", str(Path(__file__).parent.parent / "fixtures" / "core-spec-seed1.json")], id="replay"),
+    pytest.param(["rate", "--seeds", "1-3"], id="rate"),
+    pytest.param(["bestrun", "KJQKA2A"], id="bestrun"),
+    pytest.param(["quartets", "fair.txt"], id="quartets"),
+    pytest.param(["--help"], id="help"),
+    pytest.param(["--version"], id="version"),
+]
+
+
+def in_shell(tmp_path: Path, args: list[str], redirect: str) -> tuple[int, bytes, str]:
+    """``triples ARGS`` run by a shell with ``redirect`` (``>&-``, ``> /dev/full``, ``2>&-``)."""
+    (tmp_path / "ops.json").write_bytes(orjson.dumps([["new", "g", 1], ["status", "g"]]))
+    (tmp_path / "ops.jsonl").write_bytes(b'["new","g",1]\n')
+    (tmp_path / "fair.txt").write_text("2\n1 A 2 3C no\n2 A 3 3A yes\n")
+    words = " ".join(f"'{word}'" for word in [sys.executable, "-m", "triples", *args])
+    done = subprocess.run(
+        ["sh", "-c", f"{words} {redirect}"], stdin=subprocess.DEVNULL, capture_output=True, cwd=tmp_path, env=ENV
+    )
+    return done.returncode, done.stdout, done.stderr.decode()
+
+
+@pytest.mark.parametrize("args", OUTPUT_COMMANDS)
+def test_every_command_with_stdout_closed_says_so_in_one_line(tmp_path: Path, args: list[str]) -> None:
+    assert in_shell(tmp_path, args, ">&-") == (
+        cli.EXIT_BAD_INPUT,
+        b"",
+        "triples: error: cannot write the output: Bad file descriptor\n",
+    )
+
+
+@pytest.mark.parametrize("args", OUTPUT_COMMANDS)
+def test_every_command_with_a_full_stdout_says_so_in_one_line(tmp_path: Path, args: list[str]) -> None:
+    assert in_shell(tmp_path, args, "> /dev/full") == (
+        cli.EXIT_BAD_INPUT,
+        b"",
+        "triples: error: cannot write the output: No space left on device\n",
+    )
+
+
+def test_with_stderr_closed_an_error_never_lands_on_stdout(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_bytes(b'[["new","g",1]')
+    assert in_shell(tmp_path, ["run", "bad.json"], "2>&-") == (cli.EXIT_BAD_INPUT, b"", "")
+    assert in_shell(tmp_path, ["run", "ops.json"], "2>&- >&-") == (cli.EXIT_BAD_INPUT, b"", "")
+    assert in_shell(tmp_path, ["run", "bad.json"], "2> /dev/full") == (cli.EXIT_BAD_INPUT, b"", "")
+    # With stdin closed, a command that reads it says so; one that reads a file is unaffected.
+    assert in_shell(tmp_path, ["run"], "<&-") == (cli.EXIT_BAD_INPUT, b"", "triples run: error: <stdin>: not open\n")
+    assert in_shell(tmp_path, ["run", "ops.json"], "<&-")[:2] == (
+        cli.EXIT_OK,
+        orjson.dumps(run([["new", "g", 1], ["status", "g"]])) + b"\n",
+    )
+
+
 def test_jsonl_ends_quietly_on_ctrl_c(coprocess: Coprocess) -> None:
     assert coprocess.ask(["new", "g", 1]) == run([["new", "g", 1]])[0]
     coprocess.process.send_signal(signal.SIGINT)  # it is waiting for the next line
@@ -395,6 +456,48 @@ def test_record_from_stdin(invoke: Invoke, stdin: bytes, args: list[str], fixtur
 def test_record_rejects_input_that_is_not_a_list() -> None:
     message = "triples record: error: <stdin>: expected a JSON array of operations, got an object\n"
     assert triples("record", "-", stdin=b"{}") == (2, b"", message)
+
+
+def test_record_reads_every_shape_run_reads_and_replay_passes_what_it_wrote(tmp_path: Path) -> None:
+    game = [["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"]]
+    one_session = cli.fixture_text("ops", game, run(game))
+    # One array (over lines or on one), and lines of operations: one session, one fixture.
+    (tmp_path / "ops.json").write_bytes(orjson.dumps(game))
+    (tmp_path / "ops.jsonl").write_bytes(b"".join(json_line(op) for op in game[:2]) + b"\n" + json_line(game[2]))
+    assert triples("record", "ops.jsonl", cwd=tmp_path) == (0, one_session, "")
+    assert triples("record", "ops.json", cwd=tmp_path) == (0, one_session, "")
+    # Lines of arrays: one session a line, so one fixture a line, one after the other.
+    batches = [game, [["table", "g"]], [["new", 7, 3, "pairs"], ["best", 7]]]
+    (tmp_path / "games.jsonl").write_bytes(b"".join(json_line(batch) for batch in batches))
+    recorded = triples("record", "games.jsonl", cwd=tmp_path)
+    fixtures = b"".join(cli.fixture_text(f"games-{n}", batch, run(batch)) for n, batch in enumerate(batches, 1))
+    assert recorded == (0, fixtures, "")
+    (tmp_path / "games.json").write_bytes(recorded.stdout)
+    lines = "".join(f"PASS games.json (games-{n})\n" for n in (1, 2, 3))
+    assert triples("replay", "games.json", cwd=tmp_path) == (0, lines.encode(), "")
+    (tmp_path / "games.json").write_bytes(recorded.stdout.replace(b"    52\n", b"    51\n"))
+    failed = 'FAIL games.json (games-3): operation #1 ["best",7]: expected 51, got 52\n'
+    assert triples("replay", "games.json", cwd=tmp_path) == (
+        1,
+        lines.replace("PASS games.json (games-3)\n", failed).encode(),
+        "",
+    )
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        (b'["new","g",1]\n\nnot json\n', "line 3: invalid JSON: invalid literal, expected 'null' at column 1"),
+        (b'[["new","g",1]]\n\n5\n', "line 3: expected a JSON array of operations, got a number"),
+        (
+            b'["new","g",1]\n["table",\x00"g"]\n',
+            "invalid JSON at line 2, column 10: a control character (byte 0x00), which JSON never holds",
+        ),
+    ],
+    ids=["a-line-not-json", "a-line-of-arrays-not-an-array", "a-control-character"],
+)
+def test_record_refuses_what_a_fixture_cannot_hold(stdin: bytes, message: str) -> None:
+    assert triples("record", "-", stdin=stdin) == (2, b"", f"triples record: error: <stdin>: {message}\n")
 
 
 def test_record_keeps_integers_past_64_bits_and_replay_passes_them(tmp_path: Path) -> None:

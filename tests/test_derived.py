@@ -70,3 +70,19 @@ def test_derived_once_per_variant_and_kept_by_its_rules() -> None:
     assert derived(sum15) is derived(sum15.replace())
     other = sum15.replace(target=12)
     assert derived(other) is not derived(sum15) and all(sum(c) == 12 for c in derived(other).combos)
+
+
+def test_rules_with_more_combinations_than_the_engines_take_are_refused_in_one_line() -> None:
+    from triples import run
+    from triples.model.derived import MAX_COMBOS
+    from triples.model.rules import TooManyCombinations
+
+    many = {"deck": "numeric", "top_rank": 50, "slots": 100, "per_move": 6, "target": 153}
+    with pytest.raises(TooManyCombinations):
+        derived(parse_variant(many))
+    refusal = f"error: these rules have more than {MAX_COMBOS:,} value combinations a move can take: too many"
+    outputs = run([["new", "g", 1, many], ["best", "g"], ["autoplay", "g", "high"], ["status", "g"]])
+    assert [output[: len(refusal)] for output in outputs[1:3]] == [refusal, refusal]
+    assert outputs[3] == {"cleared": 0, "stock": 100, "over": False}  # the rules themselves still play
+    # Grid100 with six cards a move is within the bound.
+    assert len(derived(parse_variant({"base": "grid100", "per_move": 6, "target": 78})).combos) == 11958

@@ -49,3 +49,24 @@ def test_leading_zeros_of_the_lower_half_are_kept() -> None:
     number = 10**9000 + 3  # the lower half of its digits is mostly zeros
     text = decimal(number)
     assert (len(text), text[0], text[-1], set(text[1:-1])) == (9001, "1", "3", {"0"})
+
+
+def test_a_message_names_an_integer_whole_up_to_ten_thousand_digits_then_by_its_last_digits() -> None:
+    from triples.support.digits import abbreviated
+
+    whole = 10**9999 + 7  # 10,000 digits
+    assert abbreviated(whole) == decimal(whole) and abbreviated(-whole) == "-" + decimal(whole)
+    huge = 10**999_999 + 7  # a million digits: seconds to write whole
+    assert abbreviated(huge) == "...00000000000000000007 (an integer of more than 10,000 digits)"
+    assert abbreviated(-huge) == "-...00000000000000000007 (an integer of more than 10,000 digits)"
+    assert abbreviated(18446744073709551616) == "18446744073709551616"
+
+
+def test_long_products_are_made_of_short_ones() -> None:
+    from triples.support.digits import _LEAF_BITS, _power_of_ten, _product
+
+    rng = random.Random(5)
+    for _ in range(30):
+        a, b = rng.getrandbits(rng.randrange(1, 20 * _LEAF_BITS)), rng.getrandbits(rng.randrange(1, 20 * _LEAF_BITS))
+        assert _product(a, b) == a * b
+    assert _power_of_ten(123_457) == 10**123_457

@@ -197,3 +197,62 @@ def test_a_tuple_of_positions_is_a_move_as_the_list_is() -> None:
     assert rules.check_move(table, (5, 0, 2)) == rules.check_move(table, [5, 0, 2]) == Move([0, 2, 5])
     with pytest.raises(rules.IllegalMove, match=r"^positions must be distinct$"):
         rules.check_move(table, (0, 0, 6))
+
+
+# ---------------------------------------------------------------- what the rules cost to enumerate
+
+
+@given(
+    counts=st.lists(st.integers(0, 3), min_size=1, max_size=16).map(lambda c: [0, *c]),
+    k=st.sampled_from([2, 3, 4, 5]),
+    target=st.integers(1, 60),
+    limit=st.integers(0, 30),
+)
+def test_a_limit_on_the_combinations_refuses_exactly_past_it(
+    counts: list[int], k: int, target: int, limit: int
+) -> None:
+    every = rules.value_combos(counts, k, target)
+    if len(every) > limit:
+        with pytest.raises(rules.TooManyCombinations, match=f"more than {limit:,} value combinations"):
+            rules.value_combos(counts, k, target, limit)
+    else:
+        assert rules.value_combos(counts, k, target, limit) == every
+
+
+@pytest.mark.parametrize(
+    ("spec", "seed"),
+    [("classic", 1), ("quads", 2), ({"base": "quads", "per_move": 5, "target": 30}, 3), ("grid100", 4)],
+    ids=["classic", "quads", "five-a-move", "grid100"],
+)
+def test_moves_are_counted_without_building_them(spec: object, seed: int) -> None:
+    table = dealt_spec(spec, seed)
+    moves = rules.legal_moves(table)
+    counts = rules.histogram(table.values, table.variant.max_value)
+    combos = rules.value_combos(counts, table.variant.per_move, table.variant.target)
+    assert rules.moves_of(combos, counts) == len(moves) > 0
+    assert moves == sorted(moves)  # grid100: more than are sorted at once
+    assert rules.legal_moves(table, limit=len(moves)) == moves
+    with pytest.raises(rules.TooManyMoves, match=f"^{len(moves):,} legal moves: more than the {len(moves) - 1:,} "):
+        rules.legal_moves(table, limit=len(moves) - 1)
+    assert rules.has_legal_move(table)
+
+
+def dealt_spec(spec: object, seed: int) -> Table:
+    variant = parse_variant(spec)
+    return Table(variant, shuffled(variant.cards, seed))
+
+
+def test_a_table_with_no_move_of_many_cards_has_none() -> None:
+    table = dealt_spec({"base": "quads", "per_move": 5, "target": 30}, 3)
+    while (moves := rules.legal_moves(table)) and len(table.history()) < 100:
+        table.push(moves[0])
+    assert not rules.has_legal_move(table)
+    assert rules.legal_moves(table) == []
+
+
+def test_what_is_quick_follows_the_rules_and_the_table() -> None:
+    classic, grid100 = dealt("classic", 1), dealt("grid100", 1)
+    five = dealt_spec({"base": "grid100", "per_move": 5, "target": 65}, 1)
+    assert [rules.enumeration_steps(t) for t in (classic, grid100, five)] == [36, 625, 20475 * 26]
+    assert [rules.listing_is_quick(t) for t in (classic, grid100, five)] == [True, False, False]
+    assert [rules.status_is_quick(t) for t in (classic, grid100, five)] == [True, True, False]

@@ -400,3 +400,15 @@ def test_a_long_search_stops_promptly_at_the_deadline() -> None:
             values = [v if i % 7 else 0 for i, v in enumerate(table.values)]  # a hole: no 99
             search.analyse_values(grid100, values, [], 0)
     # How promptly it stops is measured, as a ratio to the limit, by benchmarks/deadline.py.
+
+
+@pytest.mark.parametrize("spec", ["classic", "quads", "grid100", {"base": "grid100", "per_move": 4, "target": 52}])
+def test_the_combination_sets_are_those_of_their_definition(spec: object) -> None:
+    from triples.engines.search.layouts import search_tables_for
+
+    tables = search_tables_for(parse_variant(spec))
+    combos = tables.combos
+    for v in range(tables.top + 1):
+        held = [sum(1 << i for i, combo in enumerate(combos) if combo.count(v) > j) for j in range(tables.width + 1)]
+        assert list(tables.holders[v]) == held
+        assert tables.containing[v] == sum(1 << i for i, combo in enumerate(combos) if v in combo)

@@ -28,10 +28,9 @@ from fastapi.testclient import TestClient
 from tests.helpers import SEED1, SEED1_TABLE
 from triples import __version__, run
 from triples.doors import cli
-from triples.doors.service import ServiceSettings, create_app, gate
+from triples.doors.service import ServiceSettings, answers, create_app
 from triples.doors.service import app as service_app
-from triples.interpreter.operations import OPERATIONS, Args, Operation, operation
-from triples.interpreter.session import Session
+from triples.interpreter.operations import OPERATIONS, Args, Operation
 
 MIB = 1024 * 1024
 TIMEOUT = 30
@@ -170,7 +169,6 @@ def test_an_output_integer_of_any_size_is_written_exactly(
 ) -> None:
     # No operation answers with an integer past 64 bits today; one that did would be written
     # exactly by both doors. An operation echoing its game id stands in for it.
-    from triples.interpreter.operations import OPERATIONS, Args, Operation
 
     echo = Operation("echo", Args, lambda session, args: [args.id, -args.id], "cheap")
     text = "9" * 5000
@@ -183,44 +181,6 @@ def test_an_output_integer_of_any_size_is_written_exactly(
         response = client.post("/run", content=body)
     assert (response.status_code, response.content) == (200, expected)
     assert "echo" not in OPERATIONS
-
-
-QUICK_CASES = {
-    "small-game": ([["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"]], True),
-    "eight-operations": ([["status", "g"]] * 8, True),
-    "nine-operations": ([["status", "g"]] * 9, False),
-    "best": ([["new", "g", 1], ["best", "g"]], False),
-    "solve": ([["solve", "g"]], False),
-    "autoplay": ([["autoplay", "g"]], False),
-    "not-operations": ([[["best"]], {"best": 1}, "best", []], True),
-    "unknown-operation": ([["frob", "g"]], True),
-}
-
-
-def test_an_operation_runs_in_the_event_loop_only_when_registered_as_cheap() -> None:
-    def handler(session: Session, args: Any) -> str:
-        return "done"
-
-    with (
-        OPERATIONS.replaced(Operation("new_cheap", Args, handler, "cheap")),
-        OPERATIONS.replaced(Operation("new_costly", Args, handler, "search")),
-    ):
-        assert [gate.quick([[name, "g"]]) for name in ("new_cheap", "new_costly")] == [True, False]
-    assert "new_cheap" not in OPERATIONS and "new_costly" not in OPERATIONS
-    # The registry is sealed once the interpreter is loaded: nothing adds or redefines a name.
-    with pytest.raises(RuntimeError, match="fixed once the interpreter is loaded"):
-        operation("new_late", cost="cheap")(handler)
-    # A new operation cannot leave its cost unsaid, so none reaches the event loop unjudged.
-    with pytest.raises(TypeError, match="cost"):
-        operation("new_undeclared")(handler)  # type: ignore[call-arg]
-    with pytest.raises(TypeError, match="cost"):
-        Operation("new_undeclared", Args, handler)  # type: ignore[call-arg]
-    assert "new_undeclared" not in OPERATIONS
-
-
-@pytest.mark.parametrize(("operations", "quick"), QUICK_CASES.values(), ids=QUICK_CASES.keys())
-def test_only_surely_quick_requests_run_in_the_event_loop(operations: list[Any], quick: bool) -> None:
-    assert gate.quick(operations) is quick
 
 
 # ---------------------------------------------------------------- bad requests
@@ -313,10 +273,10 @@ def test_10000_operations_are_accepted(client: TestClient) -> None:
 
 
 def test_a_defect_is_a_json_500_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(operations: object) -> list[Any]:
-        raise RuntimeError("boom")
+    def broken(body: bytes, max_operations: int) -> answers.Answering:
+        raise RuntimeError("boom in /secret/path/store.db")
 
-    monkeypatch.setattr(service_app, "run", broken)
+    monkeypatch.setattr(service_app, "on_the_event_loop", broken)
     with TestClient(create_app(ServiceSettings()), raise_server_exceptions=False) as test_client:
         response = test_client.post("/run", content=b"[]")
     assert (response.status_code, response.json()) == (500, {"error": "internal error (RuntimeError)"})
@@ -332,6 +292,19 @@ def test_limits_come_from_the_settings_of_each_app() -> None:
     assert small.post("/run", content=three).json() == {"error": "more than 2 operations (3)"}
     assert small.post("/run", content=padded([], 61)).json() == {"error": "request body over 60 bytes"}
     assert default.post("/run", content=three).content == written(run(orjson.loads(three)))
+
+
+def test_settings_reach_every_server_process_through_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    chosen = ServiceSettings(time_limit=2.5, header_timeout=3.0, max_connections=9, cache_bytes=64 * MIB)
+    assert chosen.variables() == {
+        "TRIPLES_TIME_LIMIT": "2.5",
+        "TRIPLES_HEADER_TIMEOUT": "3.0",
+        "TRIPLES_MAX_CONNECTIONS": "9",
+        "TRIPLES_CACHE_BYTES": str(64 * MIB),
+    }
+    for name, value in chosen.variables().items():
+        monkeypatch.setenv(name, value)
+    assert ServiceSettings.from_environment() == chosen
 
 
 def test_settings_are_strict_and_frozen() -> None:
@@ -461,8 +434,27 @@ def test_serve_refuses_a_taken_port_in_one_line(capsys: pytest.CaptureFixture[st
         (["--port", "http"], "argument --port: http: expected a port number from 0 to 65535"),
         (["--workers", "0"], "argument --workers: 0: expected a positive integer"),
         (["--threads", "2"], "unrecognized arguments: --threads 2"),
+        (
+            ["--header-timeout", "0"],
+            "argument --header-timeout: invalid header timeout: '0' (a number of seconds above 0)",
+        ),
+        (["--idle-timeout", "x"], "argument --idle-timeout: invalid idle timeout: 'x' (a number of seconds above 0)"),
+        (
+            ["--max-connections", "0"],
+            "argument --max-connections: invalid connection count: '0' (an integer from 1)",
+        ),
+        (["--cache-mib", "-1"], "argument --cache-mib: invalid cache size: '-1' (an integer from 1)"),
     ],
-    ids=["port-too-high", "port-not-a-number", "no-workers", "unknown-option"],
+    ids=[
+        "port-too-high",
+        "port-not-a-number",
+        "no-workers",
+        "unknown-option",
+        "header-timeout",
+        "idle-timeout",
+        "max-connections",
+        "cache-mib",
+    ],
 )
 def test_serve_usage_errors(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
     assert cli.main(["serve", *args]) == 2
@@ -533,6 +525,32 @@ def test_metrics_count_requests_operations_and_latency() -> None:
     assert samples[("triples_request_seconds_count", (("path", "/run"),))] == 2
     assert samples[("triples_requests_in_flight", ())] == 1  # the /metrics request itself
     assert samples[("triples_time_limit_hits_total", ())] == 0
+
+
+def test_metrics_count_only_the_operations_that_ran() -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    def counted(client: TestClient) -> dict[str, float]:
+        text = client.get("/metrics").text
+        return {
+            sample.labels["operation"]: sample.value
+            for family in text_string_to_metric_families(text)
+            for sample in family.samples
+            if sample.name == "triples_operations_total"
+        }
+
+    searches = [op for seed in range(1000) for op in (["new", "g", seed, "grid100"], ["best", "g"])]
+    with TestClient(create_app(ServiceSettings(time_limit=0.3, max_operations=3000))) as fresh:
+        stopped = fresh.post("/run", json=searches)
+        index = int(stopped.json()["error"].rsplit(" ", 1)[1])
+        assert stopped.status_code == 503 and 0 < index < len(searches)
+        ran = counted(fresh)
+        # Those before the one stopped, and that one if it had begun; none after it.
+        assert sum(ran.values()) in (index, index + 1)
+        assert ran["new"] - ran.get("best", 0) in (0, 1)
+        fresh.post("/run", json=[["status", "g"]] * 3001)  # refused: more than 3000
+        fresh.post("/run", content=b"[" + b" " * MIB + b"]")  # refused: over 1 MiB
+        assert counted(fresh) == ran
 
 
 # ---------------------------------------------------------------- /docs, with nothing from outside

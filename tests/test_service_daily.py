@@ -108,6 +108,21 @@ def test_without_a_store_the_paths_say_how_to_enable_them() -> None:
     assert "triples serve --db FILE" in NOT_ENABLED
 
 
+def test_a_store_that_cannot_be_read_is_a_500_that_names_no_file(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from triples.doors.service.daily import STORE_UNREADABLE
+
+    path = tmp_path / "secret-place" / "s.db"
+    path.parent.mkdir()
+    client = TestClient(create_app(ServiceSettings(daily_db=store_with(path, DEALS))))
+    path.write_bytes(b"not a store any more")
+    response = client.get(f"/daily/{DAY}")
+    assert (response.status_code, response.json()) == (500, {"error": STORE_UNREADABLE})
+    assert "secret-place" not in response.text
+    assert "secret-place" in caplog.text  # the server's log says what is wrong, and where
+
+
 def test_dates_added_while_serving_are_served(client: TestClient, tmp_path: Path) -> None:
     assert client.get("/daily/2026-03-01").status_code == 404
     store_with(tmp_path / "s.db", [Deal("2026-03-01", "classic", 3, "classic", "easy", 48, 48, 0.08)])

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from tests.helpers import SEED1, SEED1_TABLE
 from triples.interpreter.operations import OPERATIONS, Operation, OperationError, exact_test
-from triples.interpreter.session import NewArgs, NoArgs, PlayArgs, QuartetsArgs, Session
+from triples.interpreter.session import NOT_QUICK, NewArgs, NoArgs, PlayArgs, QuartetsArgs, Session
 
 USAGE = {
     "new": 'error: usage: ["new", id, seed_or_deck, variant?]',
@@ -341,9 +341,55 @@ def test_variants_gives_every_registered_variants_rules() -> None:
 
 
 def test_each_operation_declares_its_cost() -> None:
-    cheap = {name for name, op in OPERATIONS.items() if op.cheap}
-    assert cheap == {"new", "play", "table", "status", "history", "moves", "undo", "forget", "variants"}
-    assert {OPERATIONS[name].cost for name in OPERATIONS if name not in cheap} == {"search"}
+    costs = {name: op.cost if isinstance(op.cost, str) else "judged" for name, op in OPERATIONS.items()}
+    assert {name for name, cost in costs.items() if cost == "cheap"} == {
+        "play",
+        "table",
+        "history",
+        "undo",
+        "forget",
+        "variants",
+    }
+    assert {name for name, cost in costs.items() if cost == "judged"} == {"new", "status", "moves"}
+    assert {cost for cost in costs.values()} == {"cheap", "judged", "search"}
+
+
+GRID100_5 = {"base": "grid100", "per_move": 5, "target": 65}
+
+
+def test_quickly_answers_what_is_surely_quick_and_leaves_the_rest_undone() -> None:
+    session = Session()
+    assert session.quickly(["new", "g", 1]) == SEED1_TABLE
+    assert session.quickly(["moves", "g"]) == session.apply(["moves", "g"])
+    assert session.quickly(["status", "g"]) == {"cleared": 0, "stock": 42, "over": False}
+    for costly in (["best", "g"], ["solve", "g"], ["autoplay", "g"], ["rating", "g"], ["fair_move", "g"]):
+        assert session.quickly(costly) is NOT_QUICK
+    assert session.apply(["history", "g"]) == []  # nothing was played
+    # Errors the judge meets, or the arguments show, are answered at once.
+    assert session.quickly(["moves", "h"]) == session.quickly(["status", "h"]) == "error: unknown game"
+    assert session.quickly(["best"]) == 'error: usage: ["best", id]'
+    assert session.quickly([1]) == "error: malformed operation"
+    assert session.quickly(["frob"]) == "error: unknown operation 'frob'"
+
+
+def test_quick_follows_the_rules_and_the_position_not_the_name() -> None:
+    session = Session()
+    # grid100: every card is dealt, so a move of 3 may pick among C(100, 3) slot triples.
+    assert session.quickly(["new", "g", 1, "grid100"]) == session.apply(["table", "g"])
+    assert session.quickly(["moves", "g"]) is NOT_QUICK
+    assert session.quickly(["status", "g"]) == {"cleared": 0, "stock": 0, "over": False}
+    assert session.quickly(["new", "h", 1, GRID100_5]) == session.apply(["table", "h"])
+    assert session.quickly(["status", "h"]) is NOT_QUICK  # five cards a move: many combinations to try
+    # A deck of many items is read to its end for its error.
+    assert session.quickly(["new", "d", [1] * 1000, "sum15"]) == "error: value 1 appears more than 4 times"
+    assert session.quickly(["new", "d", [1] * 1001, "sum15"]) is NOT_QUICK
+    assert "d" not in session.games
+
+
+def test_moves_refuses_an_answer_too_large_with_the_number_of_moves() -> None:
+    outputs = apply_all([["new", "g", 1, GRID100_5], ["moves", "g"], ["status", "g"]])
+    assert outputs[1] == "error: 1,842,552 legal moves: more than the 100,000 one answer may list"
+    assert outputs[2] == {"cleared": 0, "stock": 0, "over": False}
 
 
 class Text(str):

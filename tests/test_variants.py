@@ -412,3 +412,37 @@ def test_rate_names_a_custom_variant_canonically(capsys: pytest.CaptureFixture[s
     assert cli.main(["rate", "--variant", '{"target": 21, "slots": 11}', "--seeds", "1-2", "--jobs", "1"]) == 0
     out = capsys.readouterr().out
     assert "\nvariant: classic(slots=11,target=21)\n" in out
+
+
+def test_rule_sets_of_ones_own_are_kept_within_their_bytes() -> None:
+    import gc
+    import tracemalloc
+
+    from triples import run
+    from triples.model import variants
+    from triples.support import caches
+
+    def distinct(first: int, count: int) -> None:
+        for n in range(first, first + count):
+            spec = {"base": "classic", "target": 10 + n % 900, "per_move": 3 + n // 900}  # all of one size
+            assert run([["new", "g", n, spec], ["status", "g"]])[1]["cleared"] == 0
+
+    caches.set_budget(16 * 1024 * 1024)  # a sixteenth of it, 1 MiB, for the rule sets
+    try:
+        distinct(0, 200)
+        tracemalloc.start()
+        distinct(200, 200)
+        gc.collect()  # a recursion of nested functions is a cycle, freed by the collector
+        before = tracemalloc.get_traced_memory()[0]
+        distinct(400, 400)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+        kept, held = variants.built_bytes()
+        assert held <= variants.built_budget() == 1024 * 1024 and 40 < kept < 200
+    finally:
+        tracemalloc.stop()
+        caches.set_budget(caches.DEFAULT_BUDGET)
+    assert grown < 20_000  # flat: 400 more rule sets, each some 13 KB when kept
+    # A rule set dropped from the registry is made again, equal to the first.
+    again = parse_variant({"base": "classic", "target": 10})
+    assert again.name == "classic(target=10)" and again == parse_variant(again.name)

@@ -50,8 +50,8 @@ Chance = TypeVar("Chance", float, Fraction)
 # 500 seeds per variant is on docs/benchmarks.md, under 3,100); a fully dealt grid100 table needs
 # astronomically many and is refused after some 3 to 10 seconds.
 DEFAULT_MAX_STATES = 200_000
-# The deadline is checked once per this many + 1 expanded states.
-CHECK_EVERY = 1023
+# The deadline is checked once per so many expanded states: 1024 on rules with few
+# combinations, more often with more (``triples.support.deadline.check_mask``).
 
 
 class TooManyStates(TriplesError):
@@ -88,6 +88,10 @@ class _Moves:
     # moves, and the total of those: a pure function of the table, which recurs under many
     # stock positions and across deals (``_RandomPlay.options_of``).
     options: caches.Memo[int, Options]
+
+    def memos(self) -> tuple[caches.Memo[int, Options]]:
+        """Its memo, counted with it against the caches' budget (``triples.support.caches``)."""
+        return (self.options,)
 
 
 # A table's options: every slot move's count, and per playable combination (need, slot moves).
@@ -126,6 +130,7 @@ class _RandomPlay(Generic[Chance]):
     def __init__(self, table: Table, goal: int, zero: Chance, one: Chance, max_states: int) -> None:
         self.moves = moves = _moves_for(table.variant)
         moves.options.trim()
+        caches.settle()
         self.options = moves.options.data
         self.goal = goal
         self.zero: Chance = zero
@@ -151,6 +156,7 @@ class _RandomPlay(Generic[Chance]):
         # ``max_states`` is exceeded, depend on what the process computed before: per call.
         self.tails: dict[int, Chance] = {}
         self.states = 0
+        self.check_mask = deadline.check_mask(len(moves.combos))
 
     def run(self) -> Chance:
         deadline.check()
@@ -189,7 +195,7 @@ class _RandomPlay(Generic[Chance]):
         self.states += 1
         if self.states > self.max_states:
             raise TooManyStates(self.max_states)
-        if not self.states & CHECK_EVERY:
+        if not self.states & self.check_mask:
             deadline.check()
         shift = moves.position_shift
         k = moves.per_move

@@ -44,8 +44,8 @@ MEMO_LIMIT = 1_000_000
 DRAWS_LIMIT = 200_000
 # A chance node's draws: per value unseen, its count and what drawing it adds to both keys.
 Draws = tuple[tuple[int, int, int], ...]
-# The deadline is checked once per this many + 1 states the expectimax settles.
-CHECK_EVERY = 1023
+# The deadline is checked once per so many states the expectimax settles: 1024 on rules with
+# few combinations, more often with more (``triples.support.deadline.check_mask``).
 
 
 @dataclass(frozen=True)
@@ -163,6 +163,7 @@ def _recursion(
     moves' children (each goal picks its own best move). ``zero`` is the nothing of the goal.
     ``drawn`` keeps each unseen multiset's draws (``draws_of``)."""
     slots, mask, base = packing.slots, packing.unseen_mask, packing.unseen_shift[1]
+    every = deadline.check_mask(len(packing.moves))
     draws = tuple((shift - base, add, mirror_add) for _, shift, add, mirror_add in packing.draws)
 
     def draws_of(unseen: int) -> Draws:
@@ -196,7 +197,7 @@ def _recursion(
         else:
             result = decide(settle, key, mirror_key, n, u)
         memo[key] = result
-        if not len(memo) & CHECK_EVERY:
+        if not len(memo) & every:
             deadline.check()
         return result
 
@@ -224,10 +225,16 @@ class Expectimax:
         every = tuple(c // k * k for c in range(packing.deck_size + 1))
         self._any_counts = _recursion(packing, self.memo, 0.0, self._best_move(every), self.drawn.data)
 
+    def memos(self) -> tuple[caches.Memo[int, float], caches.Memo[int, Draws]]:
+        """Its memos, counted with it against the caches' budget (``triples.support.caches``)."""
+        return self.kept, self.drawn
+
     def trim(self) -> None:
-        """Keep the memos within their bounds (between moves, never during a walk)."""
+        """Keep the memos within their bounds, in entries and (with every other cache) in bytes:
+        between moves, never during a walk."""
         self.kept.trim()
         self.drawn.trim()
+        caches.settle()
 
     def most(self, table_counts: Sequence[int], unseen_counts: Sequence[int]) -> int:
         """An upper bound on the cards still cleared from this state, whatever is drawn."""

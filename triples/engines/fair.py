@@ -231,6 +231,7 @@ def choose(table: Table, samples: int = DEFAULT_SAMPLES, exact_unseen: int | Non
     found = _choices.data.get(seen)
     if found is None:
         _choices.trim()
+        caches.settle()
         found = _choices.data[seen] = _choose(
             variant, table_counts, unseen_counts, table.cleared, samples, exact_unseen
         )

@@ -19,7 +19,7 @@ from triples.model import rules
 from triples.model.derived import Combo, derived
 from triples.model.table import Move, Table
 from triples.model.variant import Variant
-from triples.support import caches
+from triples.support import caches, deadline
 from triples.support.errors import TriplesError
 
 Strategy = Callable[[Table], "Move | None"]
@@ -56,10 +56,13 @@ def strategy_named(name: str) -> Strategy:
 def play_out(table: Table, choose: Strategy) -> list[Move]:
     """Play ``choose``'s moves until none is legal; the moves made, in order."""
     played: list[Move] = []
-    while (move := choose(table)) is not None:
+    while True:
+        deadline.check()  # a move of a strategy can take a while on rules with many combinations
+        move = choose(table)
+        if move is None:
+            return played
         table.push(move)
         played.append(move)
-    return played
 
 
 @strategy("high")
@@ -119,6 +122,8 @@ def can_make(counts: list[int], k: int, need: int, low: int = 1) -> bool:
     if k == 2:
         # a pair of equal values needs two cards of that value
         return any(counts[w] and counts[need - w] > (w + w == need) for w in range(max(low, need - top), need // 2 + 1))
+    if k > 3:  # the levels above pairs: a few of them per pass over the pairs
+        deadline.check()
     for w in range(max(low, need - top * (k - 1)), need // k + 1):
         if counts[w]:
             counts[w] -= 1
@@ -186,6 +191,7 @@ def combo_scores(combos: VariantCombos, counts: list[int]) -> Scored:
     scored: Scored = []
     for combo, needs in zip(combos.combos, combos.needs, strict=True):
         if all(counts[v] >= m for v, m in needs):
+            deadline.check()  # each counts the moves of every combination
             for v, m in needs:
                 counts[v] -= m
             scored.append((combo, count_moves(combos, counts)))

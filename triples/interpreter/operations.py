@@ -44,10 +44,17 @@ class Args:
 Handler = Callable[[Any, Any], Output]
 
 
+# Whether one call of an operation is surely quick, judged from the session and the call's
+# arguments (the game's rules and position) without doing the work: see ``Cost``.
+Judge = Callable[[Any, Any], bool]
+
 # What an operation may cost, declared when it is registered: "cheap" ones answer in
-# microseconds to milliseconds whatever their arguments, so a server may run them on its event
-# loop; "search" ones can run long (a search, a judge of a long game) and belong on a worker.
-Cost = Literal["cheap", "search"]
+# microseconds to a millisecond whatever their arguments (within the size of a request), so a
+# server may run them on its event loop; "search" ones can run long (a search, a judge of a
+# long game) and belong on a worker; and a ``Judge`` says it call by call, for an operation
+# whose work follows the rules and the position (``moves`` on a hundred slots with six cards a
+# move lists millions).
+Cost = Literal["cheap", "search"] | Judge
 
 
 @dataclass(frozen=True)
@@ -70,10 +77,15 @@ class Operation:
         object.__setattr__(self, "required", sum(is_required(field) for field in fields))
         object.__setattr__(self, "quick", tuple(exact_test(hints[field.name]) for field in fields))
 
-    @property
-    def cheap(self) -> bool:
-        """Whether the operation was declared cheap: safe to run on a server's event loop."""
-        return self.cost == "cheap"
+    def surely_quick(self, session: Any, args: Any) -> bool:
+        """Whether this call (its parsed ``args``, on ``session``) is surely quick: safe to run
+        on a server's event loop. A judge that raises (an unknown game) makes the call quick:
+        its answer is that error, at once."""
+        if self.cost == "cheap":
+            return True
+        if self.cost == "search":
+            return False
+        return self.cost(session, args)
 
     @property
     def usage(self) -> str:

@@ -23,7 +23,7 @@ from triples.support.errors import TriplesError
 # Start-up: what only some operations need (the strategies, the search, rule sets of one's own)
 # is imported by their handlers, so a batch of ``new`` and ``moves`` loads none of it.
 
-__all__ = ["MIXED_DECK", "OPERATIONS", "Session", "deal", "operation"]
+__all__ = ["MIXED_DECK", "NOT_QUICK", "OPERATIONS", "Session", "deal", "operation"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,16 @@ class AutoplayArgs(Args):
     strategy: str = DEFAULT_STRATEGY
 
 
+class NotQuick:
+    """What ``Session.quickly`` gives for an operation that is not surely quick."""
+
+    def __repr__(self) -> str:
+        return "NOT_QUICK"
+
+
+NOT_QUICK = NotQuick()
+
+
 class Session:
     """Games by id. One session lives for one run() call or one command-line stream."""
 
@@ -50,6 +60,16 @@ class Session:
 
     def apply(self, raw: object) -> Output:
         """One operation's output; every failure comes back as an ``error: `` string."""
+        return self.answer(raw, only_quick=False)
+
+    def quickly(self, raw: object) -> Output:
+        """``apply``'s output when the operation is surely quick here and now, judged from its
+        name, its arguments and the game's rules and position (``Operation.surely_quick``);
+        else ``NOT_QUICK``, and nothing has changed. A server answers the quick ones on its
+        event loop and hands the rest to a worker."""
+        return self.answer(raw, only_quick=True)
+
+    def answer(self, raw: object, *, only_quick: bool) -> Output:
         try:
             if type(raw) is not list:
                 raw = as_lists(raw, 1)  # an operation written as a tuple, from Python
@@ -58,7 +78,10 @@ class Session:
             op = OPERATIONS.get(raw[0])
             if op is None:
                 return writable(f"error: unknown operation '{raw[0]}'")
-            return op.handler(self, op.parse(raw[1:]))
+            args = op.parse(raw[1:])
+            if only_quick and not op.surely_quick(self, args):
+                return NOT_QUICK
+            return op.handler(self, args)
         except TriplesError as exc:
             return writable(f"error: {exc}")
         except TimeLimitExceeded:  # no answer: the caller who set the limit stops the run
@@ -84,11 +107,28 @@ def log_defect(raw: object) -> None:
     logging.getLogger("triples.interpreter").exception("internal error in operation %r", name)
 
 
+# A deck of more items than this is no deck (the largest has 200 cards), but is read to its end
+# for its error: not on a server's event loop.
+QUICK_DECK_ITEMS = 1_000
+
+
 def moves_json(moves: list[Any]) -> list[list[int]]:
     return [list(m) for m in moves]
 
 
-@operation("new", NewArgs, cost="cheap")
+def new_is_quick(session: Session, args: NewArgs) -> bool:
+    return isinstance(args.seed_or_deck, int) or len(args.seed_or_deck) <= QUICK_DECK_ITEMS
+
+
+def moves_are_quick(session: Session, args: Args) -> bool:
+    return rules.listing_is_quick(session.table(args.id))
+
+
+def status_is_quick(session: Session, args: Args) -> bool:
+    return rules.status_is_quick(session.table(args.id))
+
+
+@operation("new", NewArgs, cost=new_is_quick)
 def op_new(session: Session, args: NewArgs) -> Output:
     variant = parse_variant(args.variant)
     table = deal(variant, args.seed_or_deck)
@@ -108,7 +148,7 @@ def op_table(session: Session, args: Args) -> Output:
     return session.table(args.id).codes()
 
 
-@operation("status", cost="cheap")
+@operation("status", cost=status_is_quick)
 def op_status(session: Session, args: Args) -> Output:
     table = session.table(args.id)
     return {"cleared": table.cleared, "stock": table.stock_size, "over": not rules.has_legal_move(table)}
@@ -119,9 +159,11 @@ def op_history(session: Session, args: Args) -> Output:
     return moves_json(session.table(args.id).history())
 
 
-@operation("moves", cost="cheap")
+@operation("moves", cost=moves_are_quick)
 def op_moves(session: Session, args: Args) -> Output:
-    return moves_json(rules.legal_moves(session.table(args.id)))
+    """Every legal move; a table with more than ``rules.MAX_MOVES`` is refused with their
+    number, counted before any move is built."""
+    return rules.legal_move_lists(session.table(args.id), limit=rules.MAX_MOVES)
 
 
 @operation("undo", cost="cheap")

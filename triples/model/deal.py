@@ -12,7 +12,7 @@ from triples.model.cards import Card
 from triples.model.shuffle import shuffled
 from triples.model.table import Table
 from triples.model.variant import Variant
-from triples.support.digits import decimal
+from triples.support.digits import abbreviated
 from triples.support.errors import TriplesError
 
 
@@ -78,7 +78,7 @@ def parse_values(variant: Variant, values: list[int]) -> list[Card]:
     copies = variant.copies
     for v in values:
         if not 0 < v < len(copies) or not copies[v]:
-            raise BadDeck(f"unknown value {decimal(v)} for variant '{variant.name}'")  # exact at any length
+            raise BadDeck(f"unknown value {abbreviated(v)} for variant '{variant.name}'")  # bounded at any length
     by_value = variant.cards_of_value
     used = [0] * len(copies)
     cards: list[Card] = []

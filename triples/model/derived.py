@@ -18,19 +18,31 @@ supply. This module derives them once per variant (``derived(variant)``, kept by
 
 Nothing here assumes one of the registered variants: any deck (standard with any court
 values, numeric with any top rank, one to four suits), any slot count, move size and target.
+Rules whose moves can take more than ``MAX_COMBOS`` value combinations are refused with
+``rules.TooManyCombinations`` (one line): their tables would take a gigabyte and minutes to
+build, and every engine's work per position grows with them. Building looks at the clock
+(``triples.support.deadline``) as it goes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import comb
+from typing import TypeVar
 
 from triples.model import rules
 from triples.model.variant import Variant
-from triples.support import caches
+from triples.support import caches, deadline
 
 Combo = tuple[int, ...]  # a move's values, ascending: the engines' one name for it
+S = TypeVar("S")
+T = TypeVar("T")
+
+# The most value combinations the engines take on (grid100 with 6 cards a move has 11,958):
+# about 30 MB of tables, built in about a second.
+MAX_COMBOS = 20_000
+CHECK_EVERY = 1023  # combinations between two looks at the clock while building
 
 
 @dataclass(frozen=True)
@@ -83,12 +95,10 @@ class Derived:
 
 def _combinations(variant: Variant) -> tuple[Combo, ...]:
     most = max(1, variant.most_of_a_value)
-    # A combination needing more cards of one value than a table can show is never playable.
-    return tuple(
-        combo
-        for combo in rules.value_combos(variant.copies, variant.per_move, variant.target)
-        if all(combo.count(v) <= most for v in combo)
-    )
+    # A combination needing more cards of one value than a table can show is never playable:
+    # the deck's counts are capped at what a table can show, which leaves those out.
+    counts = [min(copies, most) for copies in variant.copies]
+    return tuple(rules.value_combos(counts, variant.per_move, variant.target, MAX_COMBOS))
 
 
 def high_cards_first(combos: Sequence[Combo]) -> tuple[Combo, ...]:
@@ -96,11 +106,23 @@ def high_cards_first(combos: Sequence[Combo]) -> tuple[Combo, ...]:
     return tuple(sorted(combos, key=lambda combo: combo[::-1], reverse=True))
 
 
+def checked_map(function: Callable[[S], T], items: Sequence[S]) -> tuple[T, ...]:
+    """``function`` of each item (one per combination), looking at the clock every ``CHECK_EVERY`` of them."""
+    out: list[T] = []
+    for start in range(0, len(items), CHECK_EVERY + 1):
+        deadline.check()
+        out.extend(map(function, items[start : start + CHECK_EVERY + 1]))
+    return tuple(out)
+
+
 def _build(variant: Variant) -> Derived:
     combos = _combinations(variant)
+    deadline.check()
     high = high_cards_first(combos)
     most = max(1, variant.most_of_a_value)
     k = variant.per_move
+    uses = checked_map(rules.multiplicities, combos)
+    position = {combo: i for i, combo in enumerate(combos)}
     partial = Derived(
         variant=variant,
         per_move=k,
@@ -108,9 +130,9 @@ def _build(variant: Variant) -> Derived:
         top=variant.max_value,
         most=most,
         combos=combos,
-        uses=tuple(rules.multiplicities(combo) for combo in combos),
+        uses=uses,
         high_first=high,
-        high_uses=tuple(rules.multiplicities(combo) for combo in high),
+        high_uses=tuple(uses[position[combo]] for combo in high),
         binomial=tuple(tuple(comb(n, m) for m in range(k + 1)) for n in range(most + 1)),
         counts=None,  # type: ignore[arg-type]  # filled just below: it reads the rest
     )
@@ -125,14 +147,16 @@ def _layout(tables: Derived, width: int) -> CountLayout:
     def need(uses: tuple[tuple[int, int], ...]) -> int:
         return sum(m << shift[v] for v, m in uses)
 
+    needs = checked_map(need, tables.uses)
+    position = {combo: i for i, combo in enumerate(tables.combos)}
     return CountLayout(
         width=width,
         shift=shift,
         mask=(1 << (width - 1)) - 1,
         guards=sum(1 << (shift[v] + width - 1) for v in range(1, top + 1)),
         units=(0, *(1 << shift[v] for v in range(1, top + 1))),
-        needs=tuple(need(used) for used in tables.uses),
-        high_needs=tuple(need(used) for used in tables.high_uses),
+        needs=needs,
+        high_needs=tuple(needs[position[combo]] for combo in tables.high_first),
         end=width * top,
     )
 

@@ -16,12 +16,16 @@ base that is not registered, ``bad variant: <what>`` for anything else.
 from __future__ import annotations
 
 import re
+import sys
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, cast
 
 from triples.model.variant import BOUNDS, COURT_BOUNDS, DECKS, Variant
+from triples.support import caches
 from triples.support.digits import integer
 from triples.support.errors import TriplesError
 
@@ -112,9 +116,66 @@ def written(value: object) -> str:
     return str(value)
 
 
-# Custom variants by canonical name: the same rules always give the same object, so that the
-# engines' per-variant tables (kept by name or by identity) are built once per rule set.
-_BUILT: dict[str, Variant] = {}
+# Custom variants by canonical name: the same rules give the same object while it is kept
+# (the engines' tables, keyed by the rules' value, find theirs either way). Kept least recently
+# used first out past ``built_budget()``, each measured when made, its deck and values included:
+# a stream of distinct rule sets (a sweep, a service) holds a few megabytes, not one per rule set.
+BUILT_SHARE = 16  # of the caches' budget (``triples.support.caches.budget``), a sixteenth
+
+
+def built_budget() -> int:
+    """The bytes the rule sets of one's own may hold: a share of the caches' budget."""
+    return caches.budget() // BUILT_SHARE
+
+
+_BUILT: OrderedDict[str, tuple[Variant, int]] = OrderedDict()
+_built_lock = threading.Lock()
+_built_bytes = 0
+
+
+def remembered(name: str, rules: StatedFields) -> Variant:
+    """The variant of these rules, made once while it is kept (see ``_BUILT``)."""
+    global _built_bytes
+    with _built_lock:
+        found = _BUILT.get(name)
+        if found is not None:
+            _BUILT.move_to_end(name)
+            return found[0]
+    made = variant_of_rules(name, rules)
+    size = measured_size(made)
+    with _built_lock:
+        found = _BUILT.get(name)
+        if found is not None:
+            return found[0]
+        _BUILT[name] = (made, size)
+        _built_bytes += size
+        limit = built_budget()
+        while _built_bytes > limit and len(_BUILT) > 1:
+            _, (_, dropped) = _BUILT.popitem(last=False)
+            _built_bytes -= dropped
+    return made
+
+
+# Measured once per shape of deck: variants of one shape hold the same things but their name.
+_SIZES: dict[tuple[object, ...], int] = {}
+
+
+def measured_size(variant: Variant) -> int:
+    """The bytes a variant holds once dealt from (its deck, the cards' values and codes),
+    measured on the first variant of its deck's shape, plus its name."""
+    # What every deal asks for, derived now so that the measure holds what the variant keeps.
+    _ = variant.by_code, variant.card_values, variant.cards_of_value
+    shape = (variant.deck, variant.suits, variant.max_value, len(variant.cards_of_value))
+    size = _SIZES.get(shape)
+    if size is None:
+        size = _SIZES[shape] = caches.footprint(variant) - sys.getsizeof(variant.name)
+    return size + sys.getsizeof(variant.name)
+
+
+def built_bytes() -> tuple[int, int]:
+    """How many rule sets of one's own are kept, and their measured bytes."""
+    with _built_lock:
+        return len(_BUILT), _built_bytes
 
 
 def parse_variant(spec: object) -> Variant:
@@ -201,11 +262,7 @@ def variant_of_fields(given: Mapping[Any, object]) -> Variant:
     differences = rules.differences(base_rules)
     if not differences:
         return base
-    name = f"{base.name}({','.join(differences)})"
-    built = _BUILT.get(name)
-    if built is None:
-        built = _BUILT[name] = variant_of_rules(name, rules)
-    return built
+    return remembered(f"{base.name}({','.join(differences)})", rules)
 
 
 def base_of(name: object) -> Variant:

@@ -7,8 +7,9 @@ module, so a command's module (and whatever it imports) is loaded only when that
 Every failure ends as one line on stderr and an exit status, never a traceback.
 
 Exit status: 0 ok; 1 a replayed fixture failed; 2 bad input or usage (unreadable file, invalid
-JSON, not a list, malformed fixture, unknown option); 3 internal error (a defect: please
-report it); 130 interrupted (Ctrl-C); 141 stdout closed by the reader (as if killed by SIGPIPE).
+JSON, not a list, malformed fixture, unknown option), or output that cannot be written (stdout
+closed, a full disk); 3 internal error (a defect: please report it); 130 interrupted (Ctrl-C);
+141 stdout closed by the reader (as if killed by SIGPIPE).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from triples.doors.cli.reading import STDIN, report_error, write
+from triples.doors.cli.reading import STDIN, report_error, report_line, write
 from triples.doors.kit.exits import (  # re-exported: tests name them as triples.doors.cli's
     EXIT_BAD_INPUT,
     EXIT_BROKEN_PIPE,
@@ -139,7 +140,8 @@ TOOL_DESCRIPTION = "Triples: a rules engine and exact solver for sum solitaires.
 TOOL_EPILOG = """\
 exit status:
   0 ok, 1 a replayed fixture failed or pick found too few deals,
-  2 bad input or usage, 3 internal error, 130 interrupted, 141 stdout closed early
+  2 bad input or usage, or output that cannot be written (stdout closed, a full
+  disk), 3 internal error, 130 interrupted, 141 stdout closed early
 
 examples:
   echo '[["new","g",1],["status","g"]]' | triples run
@@ -258,7 +260,7 @@ def dispatch(argv: list[str]) -> int:
             return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
         return COMMANDS[args.command].run(args)
     except UsageError as exc:
-        print(f"{exc.prog}: error: {exc}", file=sys.stderr)
+        report_line(f"{exc.prog}: error: {exc}")
         return EXIT_BAD_INPUT
     except CommandError as exc:
         report_error(name, str(exc))
@@ -273,6 +275,36 @@ def silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
         pass
+
+
+def standard_streams() -> None:
+    """Hold file descriptors 0, 1 and 2 open, whatever the caller closed (``>&-``, ``2>&-``).
+
+    A closed one would be taken by the next file opened (a rows file would become "stderr"),
+    and Python leaves ``sys.stdout`` or ``sys.stderr`` as None, where ``print`` writes to
+    stdout instead. So a closed stdin or stderr is held by ``/dev/null`` (what is written to
+    stderr is lost, the exit status still says what happened), and a closed stdout by
+    ``/dev/null`` opened for reading only: what the command writes there fails as a write to a
+    closed stdout does (EBADF), and is reported on stderr in one line.
+    """
+    for fd, mode in ((0, os.O_WRONLY), (1, os.O_RDONLY), (2, os.O_WRONLY)):
+        try:
+            os.fstat(fd)
+        except OSError:
+            held = os.open(os.devnull, mode)
+            if held != fd:
+                os.dup2(held, fd)
+                os.close(held)
+            if fd == 1:
+                sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 (for the whole run)
+            elif fd == 2:
+                sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 (for the whole run)
+
+
+def cannot_write(exc: OSError) -> str:
+    """The one line for output that cannot be written: stdout closed or full, or a file."""
+    where = f"cannot write {exc.filename}" if exc.filename else "cannot write the output"
+    return f"{where}: {exc.strerror or exc}"
 
 
 def without_pydantic_plugins() -> None:
@@ -298,6 +330,7 @@ def no_plugins() -> tuple[()]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    standard_streams()
     without_pydantic_plugins()
     tune_for_the_engines()
     try:
@@ -309,6 +342,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except OSError as exc:  # stdout closed (EBADF) or full (ENOSPC), or a file that cannot be written
+        silence_stdout()  # what is still buffered would fail again at exit
+        report_error(None, cannot_write(exc))
+        return EXIT_BAD_INPUT
     except Exception as exc:
-        print(f"triples: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        report_line(f"triples: internal error: {type(exc).__name__}: {exc}")
         return EXIT_INTERNAL_ERROR

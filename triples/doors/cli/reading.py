@@ -3,6 +3,7 @@ one-line error report."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Any, BinaryIO
 
@@ -59,4 +60,11 @@ def write(data: bytes) -> None:
 
 def report_error(command_name: str | None, message: str) -> None:
     prog = "triples" if command_name is None else f"triples {command_name}"
-    print(f"{prog}: error: {message}", file=sys.stderr)
+    report_line(f"{prog}: error: {message}")
+
+
+def report_line(line: str) -> None:
+    """One line on stderr; a stderr that cannot take it (full, gone) loses it, and the exit
+    status still says what happened."""
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)

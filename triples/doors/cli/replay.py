@@ -18,6 +18,9 @@ not 1). One line per fixture on stdout:
   FAIL <path>: operation #<i> <operation>: expected <output>, got <output>
 
 where #<i> is the 0-based index of the first operation whose output differs.
+A file may hold several fixtures one after the other (`triples record` of
+lines of arrays writes them so): each is replayed in its own session, and its
+line names it, <path> (<name>).
 A fixture that cannot be read or is not a fixture gets one line on stderr
 instead, and the others are still replayed.
 
@@ -37,20 +40,62 @@ def main(args: argparse.Namespace) -> int:
     status = EXIT_OK
     for path in args.fixtures:
         try:
-            line = replay(path)
+            lines = replay_all(path)
         except CommandError as exc:
             report_error("replay", str(exc))
             status = max(status, exc.status)
             continue
-        write(line.encode() + b"\n")
-        if not line.startswith("PASS"):
-            status = max(status, EXIT_REPLAY_FAILED)
+        for line in lines:
+            write(line.encode() + b"\n")
+            if not line.startswith("PASS"):
+                status = max(status, EXIT_REPLAY_FAILED)
     return status
 
 
-def read_fixture(path: str) -> tuple[list[Any], list[Any]]:
-    """A fixture's operations and outputs, or CommandError saying what is wrong with it."""
-    fixture = parse_json(read_input(path), path)
+def documents(path: str) -> list[Any]:
+    """The JSON values in ``path``, one or several one after the other, integers exact."""
+    data = read_input(path)
+    try:
+        return [parse_json(data, path)]
+    except CommandError:
+        several = several_values(data)
+        if several is None:
+            raise
+        return several
+
+
+def several_values(data: bytes) -> list[Any] | None:
+    """The JSON values ``data`` holds one after the other, or None unless it holds several."""
+    import json
+    import re
+
+    from triples.support.digits import integer
+
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        return None
+    decoder = json.JSONDecoder(parse_int=integer)
+    blank = re.compile(r"[ \t\r\n]*")  # JSON's whitespace between the values
+    values: list[Any] = []
+    at = blank.match(text).end()  # type: ignore[union-attr]  # it matches the empty text too
+    try:
+        while at < len(text):
+            value, at = decoder.raw_decode(text, at)
+            values.append(value)
+            at = blank.match(text, at).end()  # type: ignore[union-attr]
+    except (ValueError, RecursionError):
+        return None
+    return values if len(values) > 1 else None
+
+
+def read_fixtures(path: str) -> list[tuple[str, list[Any], list[Any]]]:
+    """The name, operations and outputs of each fixture in ``path``, or CommandError saying
+    what is wrong with the first that is not one."""
+    return [fixture_parts(path, fixture) for fixture in documents(path)]
+
+
+def fixture_parts(path: str, fixture: Any) -> tuple[str, list[Any], list[Any]]:
     if not isinstance(fixture, dict):
         raise CommandError(f"{path}: not a fixture: expected a JSON object, got {json_kind(fixture)}")
     for key in ("name", "operations", "outputs"):
@@ -66,18 +111,25 @@ def read_fixture(path: str) -> tuple[list[Any], list[Any]]:
         raise CommandError(
             f'{path}: not a fixture: "operations" and "outputs" differ in length ({len(operations)} and {len(outputs)})'
         )
-    return operations, outputs
+    return fixture["name"], operations, outputs
 
 
-def replay(path: str) -> str:
-    """The PASS or FAIL line of one fixture."""
+def replay_all(path: str) -> list[str]:
+    """The PASS or FAIL line of each fixture in ``path``: named by the path alone when it is the
+    file's one fixture, else by the path and the fixture's name."""
+    fixtures = read_fixtures(path)
+    if len(fixtures) == 1:
+        return [verdict(path, fixtures[0][1], fixtures[0][2])]
+    return [verdict(f"{path} ({name})", operations, outputs) for name, operations, outputs in fixtures]
+
+
+def verdict(label: str, operations: list[Any], expected: list[Any]) -> str:
     from triples.api import run
 
-    operations, expected = read_fixture(path)
     for index, (operation, want, got) in enumerate(zip(operations, expected, run(operations), strict=True)):
         if not same_json(want, got):
-            return f"FAIL {path}: operation #{index} {show(operation)}: expected {show(want)}, got {show(got)}"
-    return f"PASS {path}"
+            return f"FAIL {label}: operation #{index} {show(operation)}: expected {show(want)}, got {show(got)}"
+    return f"PASS {label}"
 
 
 def canonical(value: object) -> bytes | None:

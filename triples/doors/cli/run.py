@@ -21,7 +21,10 @@ shapes, and the shape decides the mode:
 The input is read as lines when it holds more than one non-blank line and its
 first non-blank line is a complete JSON value. Blank lines are skipped (they
 get no answer); a line that is not JSON is answered with "error: invalid JSON:
-..." and the stream goes on. Memory does not grow with the length of a stream.
+..." (inside an array, in lines of arrays) and the stream goes on. Only the
+current line is held; a session keeps one game per id. The input is judged as
+it arrives: a control character (NUL...) ends a document at once, and a
+document or a line may hold at most 256 MiB.
 
 --jsonl reads lines from the start, so a program that waits for each answer
 before writing the next line (a coprocess) gets the first one at once.
@@ -65,6 +68,6 @@ def main(args: argparse.Namespace) -> int:
     except JSONInputError as exc:
         raise CommandError(f"{source}: {exc}") from None
     finally:
-        if stream is not sys.stdin.buffer:
+        if args.file != STDIN:
             stream.close()
     return EXIT_OK

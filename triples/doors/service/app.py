@@ -12,8 +12,13 @@ schema and its page, 404 and 405), which keeps a request's cost close to the int
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import logging
 import os
+import sys
 from collections.abc import Awaitable, Callable, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from time import perf_counter
 from typing import Any
@@ -23,20 +28,40 @@ from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from triples import __version__
-from triples.api import OperationTimedOut, run
+from triples.doors.kit.process import tune_for_the_engines
 from triples.doors.service import daily, players
-from triples.doors.service.gate import QUICK_BODY_BYTES, Gate, Overloaded, quick
+from triples.doors.service.answers import (
+    QUICK_BODY_BYTES,
+    Answering,
+    Receive,
+    Refused,
+    Scope,
+    Stopped,
+    declared_length,
+    discard,
+    in_a_worker,
+    on_the_event_loop,
+    read_body,
+)
+from triples.doors.service.gate import Gate, Overloaded
 from triples.doors.service.limits import LIMITS_VARIABLE, PlayLimits
 from triples.doors.service.metrics import CONTENT_TYPE, ServiceMetrics
-from triples.interpreter.jsonio import JSONInputError, dumps, json_kind, loads
+from triples.interpreter.jsonio import dumps
 from triples.interpreter.session import OPERATIONS
+from triples.support import caches
+from triples.support.deadline import Deadline
 
 MIB = 1024 * 1024
 JSON = "application/json"
+SWITCH_INTERVAL = 0.0005  # seconds
+STOPPING = "the service is stopping: its work was stopped"
+# The environment variables that give ``default_app`` its settings (``triples serve`` sets
+# them; a server's worker processes inherit them): TRIPLES_TIME_LIMIT, TRIPLES_HEADER_TIMEOUT...
+SETTINGS_PREFIX = "TRIPLES_"
+log = logging.getLogger("triples.service")
 
 # The explorer's files: name in the URL -> (file in static/, media type).
 STATIC_FILES = {
@@ -56,9 +81,7 @@ DOCS_ASSETS = {
 }
 RUN_EXAMPLE = [["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"]]
 
-Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 
@@ -73,18 +96,36 @@ class ServiceSettings(BaseModel):
     max_running: int = Field(default=1, ge=1)  # costly requests computing at once
     max_waiting: int = Field(default=16, ge=0)  # costly requests waiting for their turn
     max_wait: float = Field(default=2.0, gt=0)  # seconds a request may wait before a 503
+    max_answer_bytes: int = Field(default=32 * MIB, ge=1)  # the longest answer POST /run builds
+    header_timeout: float = Field(default=10.0, gt=0)  # seconds from a request's first byte to its last header
+    idle_timeout: float = Field(default=5.0, gt=0)  # seconds a connection may send nothing (between requests too)
+    max_connections: int = Field(default=256, ge=1)  # connections open at once
+    cache_bytes: int = Field(default=256 * MIB, ge=1)  # what the engines' caches may hold in each process
     daily_db: str | None = None  # the store of GET /daily and the players' game (triples serve --db)
     limits: PlayLimits = PlayLimits()  # how often players and addresses may call the players' game
 
+    @classmethod
+    def from_environment(cls) -> ServiceSettings:
+        """The settings given by ``TRIPLES_<FIELD>`` variables (``TRIPLES_TIME_LIMIT=5``), the
+        defaults for the rest, and the daily store of ``triples serve --db``."""
+        given: dict[str, Any] = {"daily_db": daily.db_from_environment()}
+        limits = os.environ.get(LIMITS_VARIABLE)
+        if limits is not None:
+            given["limits"] = PlayLimits.model_validate_json(limits)
+        for name, spec in cls.model_fields.items():
+            text = os.environ.get(SETTINGS_PREFIX + name.upper())
+            if text is not None and spec.annotation in (int, float):
+                given[name] = spec.annotation(text)
+        return cls(**given)
 
-class RequestRejected(Exception):
-    """A request the service answers with an error status and ``{"error": message}``."""
-
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.headers = headers or {}
+    def variables(self) -> dict[str, str]:
+        """The environment variables that give ``from_environment`` these settings (but the store's)."""
+        defaults = ServiceSettings()
+        return {
+            SETTINGS_PREFIX + name.upper(): repr(getattr(self, name))
+            for name in type(self).model_fields
+            if name not in ("daily_db", "limits") and getattr(self, name) != getattr(defaults, name)
+        }
 
 
 def json_response(content: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -94,48 +135,6 @@ def json_response(content: Any, status: int = 200, headers: dict[str, str] | Non
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
     return json_response({"error": message}, status, headers)
-
-
-def size_limit_text(limit: int) -> str:
-    return f"{limit // MIB} MiB" if limit % MIB == 0 else f"{limit} bytes"
-
-
-async def read_body(scope: Scope, receive: Receive, limit: int) -> bytes:
-    """The request body, refused as soon as it is known to pass ``limit`` bytes.
-
-    A declared length over the limit is refused before any of the body is read; otherwise the
-    body is read chunk by chunk and reading stops at the first byte past the limit, so a huge
-    or endless upload never sits in memory.
-    """
-    too_large = RequestRejected(413, f"request body over {size_limit_text(limit)}")
-    for name, value in scope["headers"]:
-        if name == b"content-length" and value.isdigit() and int(value) > limit:
-            raise too_large
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise RequestRejected(400, "client disconnected before the body was complete")
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks)
-
-
-def parse_operations(body: bytes, max_operations: int) -> list[Any]:
-    try:
-        operations = loads(body)
-    except JSONInputError as exc:
-        raise RequestRejected(400, str(exc)) from None
-    if not isinstance(operations, list):
-        raise RequestRejected(400, f"expected a JSON array of operations, got {json_kind(operations)}")
-    if len(operations) > max_operations:
-        raise RequestRejected(413, f"more than {max_operations} operations ({len(operations)})")
-    return operations
 
 
 def package_file(package: Any, *path: str) -> bytes:
@@ -148,10 +147,13 @@ class Service:
     def __init__(self, settings: ServiceSettings) -> None:
         self.settings = settings
         self.gate = Gate(settings.max_running, settings.max_waiting, settings.max_wait)
+        # The threads that compute: as many as may run at once, so an admitted request starts at once.
+        self.workers = ThreadPoolExecutor(settings.max_running, thread_name_prefix="triples-run")
         self.metrics = ServiceMetrics(OPERATIONS)
         self.players = players.PlayersDoor(settings.daily_db, settings.limits)
         self.fastapi = pages_app(self)
         self.health_body = dumps({"ok": True, "version": __version__})
+        caches.set_budget(settings.cache_bytes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -185,19 +187,18 @@ class Service:
             metrics.observe(path, status, perf_counter() - started)
 
     async def answer_run(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.gate.full() and declared_length(scope) > QUICK_BODY_BYTES:
-            # Refused unread, and the connection closed: its body need not be read at all.
-            refused = busy(self.gate.retry_after)
-            self.metrics.overloaded.inc()
-            headers = {**refused.headers, "connection": "close"}
-            await respond(send, 503, dumps({"error": refused.message}), extra=headers)
-            return
+        length = declared_length(scope) or 0
         try:
+            if self.gate.full() and length > QUICK_BODY_BYTES:
+                # Refused before it is read as JSON; its body is read and dropped all the same
+                # (up to a bound) so that the client hears the answer.
+                raise await discard(scope, receive, 0, self.busy(self.gate.retry_after))
             body = await self.outputs(await read_body(scope, receive, self.settings.max_body_bytes))
-        except RequestRejected as exc:
+        except Refused as exc:
             await respond(send, exc.status, dumps({"error": exc.message}), extra=exc.headers)
             return
         except Exception as exc:  # a defect: still a JSON answer, never a traceback
+            log.exception("internal error answering POST /run")
             await respond(send, 500, dumps({"error": f"internal error ({type(exc).__name__})"}))
             return
         await respond(send, 200, body)
@@ -205,8 +206,8 @@ class Service:
     async def answer_players(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             body = await read_body(scope, receive, players.MAX_BODY_BYTES)
-        except RequestRejected as exc:
-            await respond(send, exc.status, dumps({"error": exc.message}), extra=players.HEADERS)
+        except Refused as exc:
+            await respond(send, exc.status, dumps({"error": exc.message}), extra={**players.HEADERS, **exc.headers})
             return
         headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
         client = (scope.get("client") or ("unknown", 0))[0]
@@ -216,37 +217,50 @@ class Service:
         await respond(send, status, content, extra=extra)
 
     async def outputs(self, body: bytes) -> bytes:
-        """The answer to a ``POST /run`` body, or ``RequestRejected``."""
-        if len(body) > QUICK_BODY_BYTES and self.gate.full():
-            self.metrics.overloaded.inc()
-            raise busy(self.gate.retry_after)
-        operations = parse_operations(body, self.settings.max_operations)
-        if quick(operations):
-            self.metrics.count_operations(operations)
-            return dumps(run(operations))
-        limit = self.settings.time_limit
+        """The answer to a ``POST /run`` body, or ``Refused``."""
+        settings = self.settings
+        answering = on_the_event_loop(body, settings.max_operations)
+        if answering.done:
+            self.count(answering)
+            return answering.body()
+        if answering.operations is None and self.gate.full():
+            raise self.busy(self.gate.retry_after)
         try:
             async with self.gate.admitted():
-                self.metrics.count_operations(operations)  # those that run: a refused flood costs less
-                outputs = await run_in_threadpool(run, operations, time_limit=limit)
+                limit = Deadline(settings.time_limit)
+                work = asyncio.get_running_loop().run_in_executor(
+                    self.workers,
+                    in_a_worker,
+                    answering,
+                    body,
+                    limit,
+                    settings.time_limit,
+                    settings.max_operations,
+                    settings.max_answer_bytes,
+                )
+                try:
+                    await work
+                except asyncio.CancelledError:  # the server is stopping: so does the work
+                    limit.expire()
+                    raise Refused(503, STOPPING) from None
         except Overloaded as exc:
-            self.metrics.overloaded.inc()
-            raise busy(exc.retry_after) from None
-        except OperationTimedOut as exc:
+            raise self.busy(exc.retry_after) from None
+        except Stopped as exc:
             self.metrics.time_limit_hits.inc()
-            raise RequestRejected(503, str(exc)) from None
-        return dumps(outputs)
+            raise Refused(503, str(exc)) from None
+        finally:
+            self.count(answering)
+        return answering.body()
 
+    def count(self, answering: Answering) -> None:
+        """Count the operations that ran (or began to): a refused request, or the operations a
+        time limit left undone, count nothing."""
+        if answering.operations is not None and answering.started:
+            self.metrics.count_operations(answering.operations[: answering.started])
 
-def declared_length(scope: Scope) -> int:
-    for name, value in scope["headers"]:
-        if name == b"content-length" and value.isdigit():
-            return int(value)
-    return 0
-
-
-def busy(retry_after: int) -> RequestRejected:
-    return RequestRejected(503, str(Overloaded(retry_after)), {"retry-after": str(retry_after)})
+    def busy(self, retry_after: int) -> Refused:
+        self.metrics.overloaded.inc()
+        return Refused(503, str(Overloaded(retry_after)), {"retry-after": str(retry_after)})
 
 
 async def respond(
@@ -275,8 +289,8 @@ def pages_app(service: Service) -> FastAPI:
     pages = {"": package_file("triples.doors.service", "static", "index.html")}
     pages |= {name: package_file("triples.doors.service", "static", name) for name in STATIC_FILES}
 
-    @app.exception_handler(RequestRejected)
-    async def rejected(request: Request, exc: RequestRejected) -> Response:
+    @app.exception_handler(Refused)
+    async def rejected(request: Request, exc: Refused) -> Response:
         return error_response(exc.status, exc.message, exc.headers)
 
     @app.exception_handler(HTTPException)
@@ -288,6 +302,8 @@ def pages_app(service: Service) -> FastAPI:
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> Response:
+        # The details (which may name files on the server) go to the log, not to the client.
+        log.error("internal error answering %s %s", request.method, request.url.path, exc_info=exc)
         return error_response(500, f"internal error ({type(exc).__name__})")
 
     @app.post(
@@ -351,19 +367,24 @@ def create_app(settings: ServiceSettings) -> Service:
     return Service(settings)
 
 
-def default_app() -> Service:
-    """The application with the default limits, for ``uvicorn triples.doors.service.app:default_app --factory``
-    (the time limit from ``TRIPLES_TIME_LIMIT`` and the players' limits from ``TRIPLES_PLAY_LIMITS``
-    when set: ``triples serve --time-limit`` and its rate options set them)."""
-    from triples.doors.service.server import tune_service_process
+def tune_service_process() -> None:
+    """The service's process settings, applied by the parent and by every worker it starts.
 
+    A search in a worker thread holds the GIL until the interpreter asks it to let go, every
+    switch interval (5 ms by default); the event loop needs the GIL for every step of every
+    request, so a shorter interval is what keeps quick requests quick beside a long search.
+    """
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    tune_for_the_engines()
+
+
+def default_app() -> Service:
+    """The application with its settings from the environment (``ServiceSettings.from_environment``:
+    ``triples serve`` sets the variables), for ``uvicorn triples.doors.service.app:default_app --factory``."""
     tune_service_process()  # each worker process applies the service's own settings
-    time_limit = os.environ.get("TRIPLES_TIME_LIMIT")
-    limits = os.environ.get(LIMITS_VARIABLE)
-    settings = ServiceSettings(
-        daily_db=daily.db_from_environment(),
-        limits=PlayLimits() if limits is None else PlayLimits.model_validate_json(limits),
-    )
-    if time_limit is not None:
-        settings = settings.model_copy(update={"time_limit": float(time_limit)})
-    return create_app(settings)
+    app = create_app(ServiceSettings.from_environment())
+    # What start-up made (modules, the application) lives as long as the process: out of the
+    # garbage collector's way, its full collections (which hold the interpreter's lock, and so
+    # the event loop) walk only what requests made.
+    gc.freeze()
+    return app

@@ -18,7 +18,9 @@ from triples.doors.kit.install import needs_extra
 from triples.doors.service.limits import LIMITS_VARIABLE, PlayLimits
 
 # The packages of the serve extra: a missing one is a hint to install it, any other a defect.
-SERVE_PACKAGES = frozenset({"fastapi", "starlette", "uvicorn", "anyio", "h11", "prometheus_client", "fastapi_offline"})
+SERVE_PACKAGES = frozenset(
+    {"fastapi", "starlette", "uvicorn", "anyio", "h11", "httptools", "prometheus_client", "fastapi_offline"}
+)
 
 DESCRIPTION = """\
 Serve the interpreter over HTTP (docs/service.md) until Ctrl-C:
@@ -27,9 +29,9 @@ Serve the interpreter over HTTP (docs/service.md) until Ctrl-C:
                 exactly what run() (and `triples run`) gives, one fresh
                 session per request; bad requests get {"error": ...}
                 with a 4xx status (400 invalid JSON or not an array,
-                413 body over 1 MiB or more than 10,000 operations);
-                503 past the time limit, or when too many requests wait
-                (with Retry-After)
+                413 body over 1 MiB, more than 10,000 operations, or an
+                answer over 32 MiB); 503 past the time limit, or when too
+                many requests wait (with Retry-After)
   GET  /health  {"ok": true, "version": ...}
   GET  /metrics counters in Prometheus's text format
   GET  /daily/{YYYY-MM-DD}, /daily/today
@@ -65,6 +67,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="a request still running after this long is answered 503 and its work stops (default: 10)",
     )
+    parser.add_argument(
+        "--header-timeout",
+        type=options.positive_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="a request whose headers are not all in this long after its first byte is answered 408 (default: 10)",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=options.positive_seconds,
+        default=5.0,
+        metavar="SECONDS",
+        help="a connection that sends nothing for this long, between requests or in a body, is closed (default: 5)",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=options.positive_int,
+        default=256,
+        metavar="N",
+        help="connections open at once; one more closes the one idle longest, else gets 503 (default: 256)",
+    )
+    parser.add_argument(
+        "--cache-mib",
+        type=options.positive_int,
+        default=256,
+        metavar="MIB",
+        help="what the engines' tables and memos may hold in each server process, in MiB (default: 256)",
+    )
     parser.add_argument("--no-access-log", dest="access_log", action="store_false", help="do not log each request")
     parser.add_argument(
         "--db",
@@ -98,6 +128,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     try:
+        from triples.doors.service.app import MIB, ServiceSettings
         from triples.doors.service.server import CannotListen, serve
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in SERVE_PACKAGES:
@@ -109,8 +140,15 @@ def main(args: argparse.Namespace) -> int:
         player_rate=args.player_rate, address_rate=args.address_rate, new_players_per_hour=args.new_players
     )
     os.environ[LIMITS_VARIABLE] = orjson.dumps(limits.model_dump()).decode()  # the workers inherit it
+    settings = ServiceSettings(
+        time_limit=args.time_limit,
+        header_timeout=args.header_timeout,
+        idle_timeout=args.idle_timeout,
+        max_connections=args.max_connections,
+        cache_bytes=args.cache_mib * MIB,
+    )
     try:
-        serve(args.host, args.port, args.workers, args.access_log, args.time_limit)
+        serve(args.host, args.port, args.workers, args.access_log, settings)
     except CannotListen as exc:
         raise CommandError(str(exc)) from None
     return EXIT_OK

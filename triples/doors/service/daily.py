@@ -18,6 +18,7 @@ Without ``--db`` these paths say how to enable them.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from datetime import UTC, date, datetime
@@ -34,6 +35,8 @@ from triples.store import SERVE_DB_VARIABLE, Deal, SecretDeal, StoreError, open_
 
 TODAY = "today"
 NOT_ENABLED = "no daily calendar here: start the service with a store, triples serve --db FILE"
+STORE_UNREADABLE = "the daily calendar's store cannot be read (the server's log says why)"
+log = logging.getLogger("triples.service")
 
 
 def db_from_environment() -> str | None:
@@ -98,7 +101,9 @@ def lookup(db: str, day: str, variant: str | None) -> Response:
             seeded = [deal for deal in store.deals_on(day) if deal.variant not in secret]
             deal = chosen(sorted([*secret.values(), *seeded], key=lambda deal: deal.variant), variant)
     except StoreError as exc:
-        return answer({"error": str(exc)}, 500)
+        # What is wrong names the store's file on the server: for its log, not for a client.
+        log.error("GET /daily: %s", exc)
+        return answer({"error": STORE_UNREADABLE}, 500)
     if deal is None:
         of = f" of {variant}" if variant is not None else ""
         return answer({"error": f"no daily deal{of} for {day}"}, 404)

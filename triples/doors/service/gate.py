@@ -1,11 +1,11 @@
-"""Which requests run where, and how many at once.
+"""How many requests compute at once.
 
-A request whose operations are all declared cheap is answered in the event loop at once: a
-worker thread would cost more than the work. Any other goes through the gate: at most
-``running`` of them compute at once (in worker threads, each under the time limit), at most
-``waiting`` more wait, each for at most ``wait_seconds``; past that a request is refused as
-``Overloaded`` (503 with Retry-After) instead of joining an ever longer line. So a flood of slow
-requests holds a few threads and a short line, and quick ones never wait behind it.
+A request whose operations are all surely quick is answered in the event loop at once
+(``answers``): a worker thread would cost more than the work. Any other goes through the gate:
+at most ``running`` of them compute at once (in worker threads, each under the time limit), at
+most ``waiting`` more wait, each for at most ``wait_seconds``; past that a request is refused
+as ``Overloaded`` (503 with Retry-After) instead of joining an ever longer line. So a flood of
+slow requests holds a few threads and a short line, and quick ones never wait behind it.
 """
 
 from __future__ import annotations
@@ -13,14 +13,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
-
-from triples.interpreter.session import OPERATIONS
-
-INLINE_OPERATIONS = 8  # more than this many, even cheap ones, go to a thread
-# A body this long is no small game: while the line is full it is refused without being read as
-# JSON, so that a flood of large slow requests costs the event loop next to nothing.
-QUICK_BODY_BYTES = 16 * 1024
 
 
 class Overloaded(Exception):
@@ -29,22 +21,6 @@ class Overloaded(Exception):
     def __init__(self, retry_after: int) -> None:
         super().__init__("the service is busy: too many requests are running; try again shortly")
         self.retry_after = retry_after
-
-
-def declared_cheap(name: str) -> bool:
-    """Whether the operation was registered as cheap (every registration says what it costs);
-    an unknown name is answered with an error at once, so it is cheap too."""
-    registered = OPERATIONS.get(name)
-    return registered is None or registered.cheap
-
-
-def quick(operations: list[Any]) -> bool:
-    """Whether ``operations`` may run in the event loop: few, and each declared cheap."""
-    if len(operations) > INLINE_OPERATIONS:
-        return False
-    return all(
-        not isinstance(op, list) or not op or not isinstance(op[0], str) or declared_cheap(op[0]) for op in operations
-    )
 
 
 class Gate:

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import os
 import socket
-import sys
 
 import uvicorn
 
-from triples.doors.kit.process import tune_for_the_engines
+from triples.doors.service.app import ServiceSettings, tune_service_process
+from triples.doors.service.protocol import Protocol
 
 APP_FACTORY = "triples.doors.service.app:default_app"  # by name: uvicorn's workers import it themselves
-SWITCH_INTERVAL = 0.0005  # seconds
-TIME_LIMIT_VARIABLE = "TRIPLES_TIME_LIMIT"  # how the workers learn the time limit: they inherit it
+# Seconds a stopping server waits for the requests under way before it stops them (their work
+# ends at its next look at the clock), so that SIGTERM or Ctrl-C ends it within a few seconds.
+SHUTDOWN_GRACE = 2.0
 
 
 class CannotListen(Exception):
@@ -30,25 +31,18 @@ def check_address(host: str, port: int) -> None:
         raise CannotListen(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
-def tune_service_process() -> None:
-    """The service's process settings, applied by the parent and by every worker it starts.
+def serve(host: str, port: int, workers: int, access_log: bool, settings: ServiceSettings | None = None) -> None:
+    """Serve until interrupted; Ctrl-C or SIGTERM shuts down gracefully (within
+    ``SHUTDOWN_GRACE`` seconds of waiting for the requests under way), then returns or raises
+    KeyboardInterrupt.
 
-    A search in a worker thread holds the GIL until the interpreter asks it to let go, every
-    switch interval (5 ms by default); the event loop needs the GIL for every step of every
-    request, so a shorter interval is what keeps quick requests quick beside a long search.
+    uvicorn uses uvloop and httptools (the serve extra has them: about a third less CPU per
+    request than the pure-Python loop and parser), with the service's own connection limits
+    (``protocol.Protocol``). The settings reach every worker process through the environment.
     """
-    sys.setswitchinterval(SWITCH_INTERVAL)
-    tune_for_the_engines()
-
-
-def serve(host: str, port: int, workers: int, access_log: bool, time_limit: float = 10.0) -> None:
-    """Serve until interrupted; Ctrl-C shuts down gracefully, then raises KeyboardInterrupt.
-
-    uvicorn picks uvloop and httptools when they are installed (the serve extra has them):
-    about a third less CPU per request than the pure-Python loop and parser.
-    """
+    settings = settings or ServiceSettings()
     check_address(host, port)
-    os.environ[TIME_LIMIT_VARIABLE] = repr(time_limit)
+    os.environ.update(settings.variables())
     tune_service_process()
     uvicorn.run(
         APP_FACTORY,
@@ -59,4 +53,7 @@ def serve(host: str, port: int, workers: int, access_log: bool, time_limit: floa
         access_log=access_log,
         log_level="info",
         server_header=False,
+        http=Protocol,
+        timeout_keep_alive=round(settings.idle_timeout) or 1,
+        timeout_graceful_shutdown=round(SHUTDOWN_GRACE),
     )

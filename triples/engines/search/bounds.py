@@ -20,7 +20,7 @@ from typing import Literal
 
 from triples.engines.search.layouts import SearchTables, search_tables_for
 from triples.model.variant import Variant
-from triples.support import caches
+from triples.support import caches, deadline
 
 
 def packing_weights(variant: Variant, pool: Sequence[int]) -> list[float] | None:
@@ -51,6 +51,7 @@ def packing_weights(variant: Variant, pool: Sequence[int]) -> list[float] | None
         costs = [-1.0] * width + [0.0] * (height + 1)
         basis = [width + i for i in range(height)]
         for _ in range(50 * (width + height)):
+            deadline.check()
             entering = next((j for j in range(width + height) if costs[j] < -1e-9), -1)
             if entering < 0:
                 break

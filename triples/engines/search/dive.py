@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from triples.engines.search.state import DiveMove, SearchState
 from triples.model.derived import Combo
+from triples.support import deadline
 
 # Tables whose dive move each variant keeps (oldest dropped first past it).
 DIVE_MOVES_KEPT = 500_000
@@ -59,6 +60,7 @@ class Dive(SearchState):
                 left = table - move[1]
                 freedom = mobility.get(left)
                 if freedom is None:
+                    deadline.check()  # each costs a pass over every combination
                     left_raised = left | guards
                     freedom = mobility[left] = sum(
                         [1 for _, delta in self.rules.moves if left_raised - delta & guards == guards]
@@ -76,6 +78,7 @@ class Dive(SearchState):
         while True:
             move = kept.get(table)
             if move is None:
+                deadline.check()
                 move = kept[table] = choose(table)
             if not move:
                 break

@@ -18,7 +18,7 @@ from itertools import accumulate, islice
 from triples.engines.search.bounds import LP_MAX_COMBOS, packing_weights, value_bound
 from triples.engines.search.dive import Dive
 from triples.engines.search.kit import kit_for
-from triples.engines.search.packing import CHECK_EVERY, PackingPhase, Stop
+from triples.engines.search.packing import PackingPhase, Stop
 from triples.engines.search.state import Move
 from triples.model.derived import Combo
 from triples.model.rules import histogram
@@ -70,6 +70,7 @@ class _Search(PackingPhase, Dive):
         self.packed = packed
         self.family, self.moves = kit.family, kit.moves
         self.rules = rule = kit.rules
+        self.check_mask = deadline.check_mask(len(rule.combos))
         kit.trim()
         self.bounds, self.candidates, self.unary = kit.bounds.data, kit.candidates.data, kit.unary.data
         self.dive_moves, self.freest_moves, self.mobility = (
@@ -290,7 +291,7 @@ class _Search(PackingPhase, Dive):
         # Counted now, taken back below when no candidate turns out playable (a Stop can
         # only come from a playable one).
         self.states += 1
-        if not self.states & CHECK_EVERY:
+        if not self.states & self.check_mask:
             deadline.check()
         exact_best = bound_best = 0
         for combo, delta, lost in candidates:

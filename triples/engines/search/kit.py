@@ -9,6 +9,7 @@ one look-up away), reads it and changes only its own object.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from triples.engines.search.bounds import Family, family_for
 from triples.engines.search.dive import DIVE_MOVES_KEPT
@@ -45,10 +46,23 @@ class Kit:
     # order of every position and game shares it (sum15: under a thousand tables in all).
     packing: caches.Memo[int, int]
 
+    def memos(self) -> tuple[caches.Memo[int, Any], ...]:
+        """Its memos, counted with the kit against the caches' budget (``triples.support.caches``)."""
+        return (
+            self.bounds,
+            self.candidates,
+            self.unary,
+            self.dive_moves,
+            self.freest_moves,
+            self.mobility,
+            self.packing,
+        )
+
     def trim(self) -> None:
-        """Keep the memos within their bounds: called before each search, never during one
-        (a search reads the dicts themselves in its inner loops). Every search pays the test,
-        so it reads the dicts' lengths directly."""
+        """Keep the memos within their bounds, in entries and (with every other cache) in
+        bytes: called before each search, never during one (a search reads the dicts themselves
+        in its inner loops). Every search pays the test, so it reads the dicts' lengths directly."""
+        caches.settle()
         if (
             len(self.bounds.data) > CACHE_KEPT
             or len(self.candidates.data) > CACHE_KEPT

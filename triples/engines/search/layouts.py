@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from triples.model.derived import Combo, derived
+from triples.model.derived import CHECK_EVERY, Combo, checked_map, derived
 from triples.model.variant import Variant
-from triples.support import caches
+from triples.support import caches, deadline
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def _build(variant: Variant) -> SearchTables:
     width = tables.most
     # High cards first: the order the stock phase tries moves in and the greedy breaks ties by.
     combos = tables.high_first
-    needs = tuple(_need(combo, width) for combo in combos)
+    needs = checked_map(lambda combo: _need(combo, width), combos)
     by_low: list[list[tuple[Combo, int]]] = [[] for _ in range(top + 1)]
     for combo, need in zip(combos, needs, strict=True):
         by_low[combo[0]].append((combo, need))
@@ -91,11 +91,9 @@ def _build(variant: Variant) -> SearchTables:
     # copies), that lets one subtraction test every field of a move at once (``engine._Search.search``).
     binary_width = 8
     offsets = tuple(binary_width * v for v in range(top + 1))
-    deltas = tuple(sum(m << offsets[v] for v, m in used) for used in uses)
-    holders = tuple(
-        tuple(sum(1 << i for i, combo in enumerate(combos) if combo.count(v) > j) for j in range(width + 1))
-        for v in range(top + 1)
-    )
+    deltas = checked_map(lambda used: sum(m << offsets[v] for v, m in used), uses)
+    holders = _holders(uses, top, width)
+    deadline.check()
     return SearchTables(
         per_move=variant.per_move,
         target=variant.target,
@@ -113,16 +111,33 @@ def _build(variant: Variant) -> SearchTables:
         offsets=offsets,
         units=tuple(1 << offset if v else 0 for v, offset in enumerate(offsets)),
         ones=sum(1 << offset for offset in offsets[1:]),
-        spans=tuple(sum(1 << (offsets[v] + binary_width - 1) for v, _ in used) for used in uses),
+        spans=checked_map(lambda used: sum(1 << (offsets[v] + binary_width - 1) for v, _ in used), uses),
         guards=sum(1 << (offset + binary_width - 1) for offset in offsets[1:]),
         moves=tuple(zip(combos, deltas, strict=True)),
-        containing=tuple(sum(1 << i for i, combo in enumerate(combos) if v in combo) for v in range(top + 1)),
+        containing=tuple(held[0] for held in holders),
         fields=tuple(((1 << width) - 1) << (width * (v - 1)) if v else 0 for v in range(top + 1)),
         every=(1 << len(combos)) - 1,
     )
 
 
 search_tables_for = caches.per_variant("search rules", _build)
+
+
+def _holders(uses: Sequence[tuple[tuple[int, int], ...]], top: int, width: int) -> tuple[tuple[int, ...], ...]:
+    """``SearchTables.holders``: per value v and count j, the set of combinations (bit i for
+    the i-th) that use more than j cards of v. Built as bytes, bit by bit, then read as ints
+    once: adding the bits one by one to an int would copy it each time (minutes on rules with
+    a hundred thousand combinations)."""
+    size = (len(uses) + 8) // 8
+    fields = [[bytearray(size) for _ in range(width + 1)] for _ in range(top + 1)]
+    for i, used in enumerate(uses):
+        if not i & CHECK_EVERY:
+            deadline.check()
+        byte, bit = i >> 3, 1 << (i & 7)
+        for v, m in used:
+            for j in range(min(m, width + 1)):
+                fields[v][j][byte] |= bit
+    return tuple(tuple(int.from_bytes(field, "little") for field in per_count) for per_count in fields)
 
 
 def _need(combo: Combo, width: int) -> int:

@@ -15,8 +15,9 @@ from triples.engines.search.state import Move, SearchState
 from triples.model.derived import Combo
 from triples.support import deadline
 
-# The deadline is checked once per this many + 1 expanded states (a power of two less one).
-CHECK_EVERY = 1023
+# The deadline is checked once per ``check_mask`` + 1 expanded states: 1024 on rules with few
+# combinations, more often on rules with more, where a state's work grows with them
+# (``triples.support.deadline.check_mask``).
 
 
 class Stop(Exception):
@@ -50,12 +51,15 @@ class PackingPhase(SearchState):
         key, n = self.key, self.on_table
         line: list[Combo] = []
         while True:
+            deadline.check()
             playable = [i for i, need in enumerate(needs) if key & need == need]
             if not playable:
                 break
             playable_set = sum(1 << i for i in playable)
             chosen, chosen_score = playable[0], -1
             for i in playable:
+                if not i & 255:
+                    deadline.check()
                 lost = 0
                 for v, m in uses[i]:
                     lost |= holders[v][counts[v] - m]
@@ -171,7 +175,7 @@ class PackingPhase(SearchState):
         k, target, width = rule.per_move, rule.target, rule.width
         bits, path = rule.bits, self.path
         self.states += 1
-        if not self.states & CHECK_EVERY:
+        if not self.states & self.check_mask:
             deadline.check()
         low = ((key & -key).bit_length() - 1) // width + 1
         exact_best = bound_best = 0

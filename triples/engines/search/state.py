@@ -31,6 +31,7 @@ class SearchState:
         "bounds",
         "candidates",
         "cap",
+        "check_mask",
         "counts",
         "deck",
         "dive_moves",
@@ -69,6 +70,7 @@ class SearchState:
     bounds: dict[int, int]
     candidates: dict[int, tuple[Move, ...]]
     cap: int
+    check_mask: int  # see ``deadline.check_mask``
     counts: list[int]
     deck: Sequence[int]
     dive_moves: dict[int, DiveMove]

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from triples.games.quartets.actions import ActionReader, Ask, ShowQuartet
 from triples.games.quartets.deals import FairDeals
 from triples.games.quartets.rules import DEFAULT_RULES, NOBODY, IllegalAction, QuartetsError, QuartetsRules
+from triples.support import deadline
 
 UNMOVED = -1  # a card's place while it is still in the hand it was dealt to
 ASIDE = -2  # a card's place once its quartet is put aside
@@ -181,6 +182,7 @@ def judge(actions: Sequence[str], rules: QuartetsRules = DEFAULT_RULES) -> Verdi
     """Whether some deal makes every action fair; QuartetsError for the first illegal action."""
     referee = Referee(rules)
     for line in actions:
+        deadline.check()  # a long game is long to judge: under a time limit it stops
         referee.watch(line)
     return Verdict(referee.certain_after)
 
