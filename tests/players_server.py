@@ -129,7 +129,7 @@ def start(db: Path, *options: str, workers: int = 1) -> tuple[subprocess.Popen[b
     server = subprocess.Popen(
         [sys.executable, "-m", "triples", "serve", "--port", str(port), "--db", str(db), "--no-access-log",
          "--workers", str(workers), *options],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "TRIPLES_SERVE_DB": ""},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "TRIPLES_DB": ""},
     )  # fmt: skip
     deadline = time.monotonic() + START_TIMEOUT
     while True:

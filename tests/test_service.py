@@ -294,19 +294,6 @@ def test_limits_come_from_the_settings_of_each_app() -> None:
     assert default.post("/run", content=three).content == written(run(orjson.loads(three)))
 
 
-def test_settings_reach_every_server_process_through_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    chosen = ServiceSettings(time_limit=2.5, header_timeout=3.0, max_connections=9, cache_bytes=64 * MIB)
-    assert chosen.variables() == {
-        "TRIPLES_TIME_LIMIT": "2.5",
-        "TRIPLES_HEADER_TIMEOUT": "3.0",
-        "TRIPLES_MAX_CONNECTIONS": "9",
-        "TRIPLES_CACHE_BYTES": str(64 * MIB),
-    }
-    for name, value in chosen.variables().items():
-        monkeypatch.setenv(name, value)
-    assert ServiceSettings.from_environment() == chosen
-
-
 def test_settings_are_strict_and_frozen() -> None:
     with pytest.raises(ValueError, match="max_body_bytes"):
         ServiceSettings(max_body_bytes=0)
@@ -436,14 +423,14 @@ def test_serve_refuses_a_taken_port_in_one_line(capsys: pytest.CaptureFixture[st
         (["--threads", "2"], "unrecognized arguments: --threads 2"),
         (
             ["--header-timeout", "0"],
-            "argument --header-timeout: invalid header timeout: '0' (a number of seconds above 0)",
+            "argument --header-timeout: 0: expected a positive number of seconds",
         ),
-        (["--idle-timeout", "x"], "argument --idle-timeout: invalid idle timeout: 'x' (a number of seconds above 0)"),
+        (["--idle-timeout", "x"], "argument --idle-timeout: x: expected a positive number of seconds"),
         (
             ["--max-connections", "0"],
-            "argument --max-connections: invalid connection count: '0' (an integer from 1)",
+            "argument --max-connections: 0: expected a positive integer",
         ),
-        (["--cache-mib", "-1"], "argument --cache-mib: invalid cache size: '-1' (an integer from 1)"),
+        (["--cache-mib", "-1"], "argument --cache-mib: -1: expected a positive integer"),
     ],
     ids=[
         "port-too-high",
@@ -563,7 +550,7 @@ def test_the_docs_page_and_its_assets_are_served_from_packages(client: TestClien
     for name, media_type in service_app.DOCS_ASSETS.items():
         asset = client.get(f"/docs/assets/{name}")
         assert (asset.status_code, asset.headers["content-type"]) == (200, media_type)
-        assert f"/docs/assets/{name}" in page.text
+        assert f'"docs/assets/{name}"' in page.text  # relative to the page: it works at a prefix too
     assert client.get("/docs/assets/redoc.standalone.js").status_code == 404
 
 

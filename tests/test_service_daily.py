@@ -147,7 +147,7 @@ def get(url: str) -> tuple[int, Any]:
 def test_daily_through_triples_serve(tmp_path: Path) -> None:
     db = store_with(tmp_path / "season.db", [*DEALS, Deal(today(), "sum15", 7, "sum15", "hard", 36, 9, 0.27)])
     port = free_port()
-    env = {**os.environ, "TRIPLES_SERVE_DB": ""}  # only --db tells the server its store
+    env = {**os.environ, "TRIPLES_DB": ""}  # only --db tells the server its store
     server = subprocess.Popen(
         [sys.executable, "-m", "triples", "serve", "--port", str(port), "--db", db, "--no-access-log"],
         stdout=subprocess.PIPE,

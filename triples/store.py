@@ -40,6 +40,7 @@ imports the command line or the service: both use it.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -53,9 +54,6 @@ from triples.support.errors import TriplesError
 SCHEMA_VERSION = 2
 APPLICATION_ID = 0x54524950  # "TRIP": marks a SQLite file as a triples store
 BUSY_TIMEOUT_SECONDS = 60.0
-# How `triples serve --db` tells the server's processes (which import the application by name)
-# the store whose calendar GET /daily serves: they inherit the environment.
-SERVE_DB_VARIABLE = "TRIPLES_SERVE_DB"
 
 SCHEMA = """
 CREATE TABLE provenance (
@@ -363,6 +361,17 @@ class Store:
         with self.failures():
             return {deal.date: deal for deal in map(deal_of, self.connection.execute(query, (variant,)))}
 
+    def calendar_ends(self) -> list[tuple[str, str, str]]:
+        """Each calendar's last published date: (kind, variant, date), kind ``seed`` or ``secret``."""
+        with self.failures():
+            seeded = self.connection.execute("SELECT variant, max(date) FROM calendar GROUP BY variant").fetchall()
+            secret = self.connection.execute(
+                "SELECT variant, max(date) FROM secret_calendar GROUP BY variant"
+            ).fetchall()
+        return [("seed", variant, day) for variant, day in seeded] + [
+            ("secret", variant, day) for variant, day in secret
+        ]
+
     def deals_on(self, date: str) -> list[Deal]:
         """Every variant's deal of ``date``, by variant name."""
         query = "SELECT * FROM calendar WHERE date = ? ORDER BY variant"
@@ -507,6 +516,25 @@ class Store:
 def deal_of(record: tuple[Any, ...]) -> Deal:
     variant, date, seed, spec, band, best, fair, p_random = record
     return Deal(date, variant, seed, orjson.loads(spec), band, best, fair, p_random)
+
+
+def readable(path: str) -> str | None:
+    """Why the store at ``path`` cannot be read now (gone, not a store, unreadable), or None when
+    it can: opened read-only, so that a check never makes or changes a file."""
+    if not os.path.exists(path):
+        return "the store is gone"
+    try:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
+        try:
+            application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+            connection.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        finally:
+            connection.close()
+    except sqlite3.Error as exc:
+        return f"the store cannot be read: {exc}"
+    if application_id != APPLICATION_ID:
+        return "the file is not a triples store"
+    return None
 
 
 def open_store(path: str, sync_every_commit: bool = True) -> Store:

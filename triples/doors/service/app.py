@@ -13,12 +13,15 @@ schema and its page, 404 and 405), which keeps a request's cost close to the int
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import gc
 import logging
+import math
 import os
 import sys
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from importlib import resources
 from time import perf_counter
 from typing import Any
@@ -27,12 +30,12 @@ import fastapi_offline
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from triples import __version__
 from triples.doors.kit.process import tune_for_the_engines
-from triples.doors.service import daily, players
+from triples.doors.service import daily, logs, players
 from triples.doors.service.answers import (
     QUICK_BODY_BYTES,
     Answering,
@@ -47,20 +50,19 @@ from triples.doors.service.answers import (
     read_body,
 )
 from triples.doors.service.gate import Gate, Overloaded
-from triples.doors.service.limits import LIMITS_VARIABLE, PlayLimits
-from triples.doors.service.metrics import CONTENT_TYPE, ServiceMetrics
+from triples.doors.service.metrics import CONTENT_TYPE, MULTIPROCESS_VARIABLE, ServiceMetrics
+from triples.doors.service.settings import ServiceSettings, SettingsError, from_environment
 from triples.interpreter.jsonio import dumps
 from triples.interpreter.session import OPERATIONS
+from triples.store import readable
 from triples.support import caches
 from triples.support.deadline import Deadline
 
-MIB = 1024 * 1024
 JSON = "application/json"
 SWITCH_INTERVAL = 0.0005  # seconds
 STOPPING = "the service is stopping: its work was stopped"
-# The environment variables that give ``default_app`` its settings (``triples serve`` sets
-# them; a server's worker processes inherit them): TRIPLES_TIME_LIMIT, TRIPLES_HEADER_TIMEOUT...
-SETTINGS_PREFIX = "TRIPLES_"
+INTERNAL_ERROR = b'"error: internal error ('  # how a defect's answer begins, written as JSON
+STORE_CHECK_SECONDS = 1.0
 log = logging.getLogger("triples.service")
 
 # The explorer's files: name in the URL -> (file in static/, media type).
@@ -85,49 +87,6 @@ Message = MutableMapping[str, Any]
 Send = Callable[[Message], Awaitable[None]]
 
 
-class ServiceSettings(BaseModel):
-    """The limits a request must keep within (the defaults are the documented ones, docs/service.md)."""
-
-    model_config = ConfigDict(frozen=True, strict=True, extra="forbid")
-
-    max_body_bytes: int = Field(default=MIB, ge=1)
-    max_operations: int = Field(default=10_000, ge=0)
-    time_limit: float = Field(default=10.0, gt=0)  # seconds one request's operations may run
-    max_running: int = Field(default=1, ge=1)  # costly requests computing at once
-    max_waiting: int = Field(default=16, ge=0)  # costly requests waiting for their turn
-    max_wait: float = Field(default=2.0, gt=0)  # seconds a request may wait before a 503
-    max_answer_bytes: int = Field(default=32 * MIB, ge=1)  # the longest answer POST /run builds
-    header_timeout: float = Field(default=10.0, gt=0)  # seconds from a request's first byte to its last header
-    idle_timeout: float = Field(default=5.0, gt=0)  # seconds a connection may send nothing (between requests too)
-    max_connections: int = Field(default=256, ge=1)  # connections open at once
-    cache_bytes: int = Field(default=256 * MIB, ge=1)  # what the engines' caches may hold in each process
-    daily_db: str | None = None  # the store of GET /daily and the players' game (triples serve --db)
-    limits: PlayLimits = PlayLimits()  # how often players and addresses may call the players' game
-
-    @classmethod
-    def from_environment(cls) -> ServiceSettings:
-        """The settings given by ``TRIPLES_<FIELD>`` variables (``TRIPLES_TIME_LIMIT=5``), the
-        defaults for the rest, and the daily store of ``triples serve --db``."""
-        given: dict[str, Any] = {"daily_db": daily.db_from_environment()}
-        limits = os.environ.get(LIMITS_VARIABLE)
-        if limits is not None:
-            given["limits"] = PlayLimits.model_validate_json(limits)
-        for name, spec in cls.model_fields.items():
-            text = os.environ.get(SETTINGS_PREFIX + name.upper())
-            if text is not None and spec.annotation in (int, float):
-                given[name] = spec.annotation(text)
-        return cls(**given)
-
-    def variables(self) -> dict[str, str]:
-        """The environment variables that give ``from_environment`` these settings (but the store's)."""
-        defaults = ServiceSettings()
-        return {
-            SETTINGS_PREFIX + name.upper(): repr(getattr(self, name))
-            for name in type(self).model_fields
-            if name not in ("daily_db", "limits") and getattr(self, name) != getattr(defaults, name)
-        }
-
-
 def json_response(content: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     # The same writer as `triples run`: the body of POST /run is byte for byte what it prints.
     return Response(dumps(content), status_code=status, media_type=JSON, headers=headers)
@@ -149,7 +108,8 @@ class Service:
         self.gate = Gate(settings.max_running, settings.max_waiting, settings.max_wait)
         # The threads that compute: as many as may run at once, so an admitted request starts at once.
         self.workers = ThreadPoolExecutor(settings.max_running, thread_name_prefix="triples-run")
-        self.metrics = ServiceMetrics(OPERATIONS)
+        self.metrics = ServiceMetrics(OPERATIONS, settings.daily_db)
+        self.store_checked: tuple[float, str | None] = (-math.inf, None)
         self.players = players.PlayersDoor(settings.daily_db, settings.limits)
         self.fastapi = pages_app(self)
         self.health_body = dumps({"ok": True, "version": __version__})
@@ -160,31 +120,60 @@ class Service:
             await self.fastapi(scope, receive, send)  # lifespan
             return
         started = perf_counter()
-        path, method = scope["path"], scope["method"]
+        path, method = route_path(scope), scope["method"]
         status = 500
         metrics = self.metrics
         metrics.in_flight.inc()
+        request_id = logs.request_id_of(scope["headers"])
+        token = logs.begin_request(request_id)
+        id_header = (logs.REQUEST_ID_HEADER.encode(), request_id.encode())
 
         async def send_noting_status(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                message["headers"] = [*message.get("headers", ()), id_header]
             await send(message)
 
         try:
             if path == "/run" and method == "POST":
                 await self.answer_run(scope, receive, send_noting_status)
             elif path == "/health" and method == "GET":
-                await respond(send_noting_status, 200, self.health_body)
+                await self.answer_health(send_noting_status)
             elif path == "/metrics" and method == "GET":
                 await respond(send_noting_status, 200, metrics.text(), CONTENT_TYPE.encode())
             elif path.startswith(players.PREFIXES) and self.players.answers(method, path):
-                await self.answer_players(scope, receive, send_noting_status)
+                await self.answer_players(scope, receive, send_noting_status, path)
             else:
                 await self.fastapi(scope, receive, send_noting_status)
         finally:
+            seconds = perf_counter() - started
             metrics.in_flight.dec()
-            metrics.observe(path, status, perf_counter() - started)
+            metrics.observe(path, status, seconds)
+            if status >= 500 and status != 503:
+                metrics.internal_errors.inc()
+            if logs.ACCESS.isEnabledFor(logging.INFO):
+                logs.log_access(method, path, status, seconds, request_id)
+            logs.end_request(token)
+
+    async def answer_health(self, send: Send) -> None:
+        """``{"ok": true, "version"}``, or with a store that cannot be read now, ``503``
+        ``{"ok": false, "version", "store": why}``: a load balancer stops sending players to it."""
+        db = self.settings.daily_db
+        problem = None if db is None or "://" in db else await self.store_problem(db)
+        if problem is None:
+            await respond(send, 200, self.health_body)
+        else:
+            await respond(send, 503, dumps({"ok": False, "version": __version__, "store": problem}))
+
+    async def store_problem(self, db: str) -> str | None:
+        """Why the store cannot be read, looked at once a second at most (health checks come often)."""
+        now = perf_counter()
+        checked, problem = self.store_checked
+        if now - checked >= STORE_CHECK_SECONDS:
+            problem = await run_in_threadpool(readable, db)
+            self.store_checked = (now, problem)
+        return problem
 
     async def answer_run(self, scope: Scope, receive: Receive, send: Send) -> None:
         length = declared_length(scope) or 0
@@ -203,7 +192,7 @@ class Service:
             return
         await respond(send, 200, body)
 
-    async def answer_players(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def answer_players(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
         try:
             body = await read_body(scope, receive, players.MAX_BODY_BYTES)
         except Refused as exc:
@@ -212,7 +201,7 @@ class Service:
         headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
         client = (scope.get("client") or ("unknown", 0))[0]
         query = scope["query_string"].decode("latin-1")
-        answer = await self.players.answer(scope["method"], scope["path"], query, headers, client, body)
+        answer = await self.players.answer(scope["method"], path, query, headers, client, body)
         status, content, extra = players.encoded(answer)
         await respond(send, status, content, extra=extra)
 
@@ -230,6 +219,7 @@ class Service:
                 limit = Deadline(settings.time_limit)
                 work = asyncio.get_running_loop().run_in_executor(
                     self.workers,
+                    contextvars.copy_context().run,  # what the work logs carries the request's id
                     in_a_worker,
                     answering,
                     body,
@@ -254,13 +244,27 @@ class Service:
 
     def count(self, answering: Answering) -> None:
         """Count the operations that ran (or began to): a refused request, or the operations a
-        time limit left undone, count nothing."""
+        time limit left undone, count nothing; and the defects among their answers (each logged
+        with its traceback by the interpreter)."""
         if answering.operations is not None and answering.started:
             self.metrics.count_operations(answering.operations[: answering.started])
+        defects = sum(part.startswith(INTERNAL_ERROR) for part in answering.parts)
+        if defects:
+            self.metrics.internal_errors.inc(defects)
 
     def busy(self, retry_after: int) -> Refused:
         self.metrics.overloaded.inc()
         return Refused(503, str(Overloaded(retry_after)), {"retry-after": str(retry_after)})
+
+
+def route_path(scope: Scope) -> str:
+    """The request's path within the service: behind a proxy at a prefix (``--root-path
+    /triples``), the server's path holds the prefix, which the routes do not."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root):
+        return path[len(root) :] or "/"
+    return path
 
 
 async def respond(
@@ -272,6 +276,15 @@ async def respond(
     await send({"type": "http.response.body", "body": body})
 
 
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    if os.environ.get(MULTIPROCESS_VARIABLE):  # this process's live gauges leave the sums
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(os.getpid())  # type: ignore[no-untyped-call]
+
+
 def pages_app(service: Service) -> FastAPI:
     """The FastAPI application: the pages, the OpenAPI schema and its page, the error shapes.
 
@@ -279,6 +292,7 @@ def pages_app(service: Service) -> FastAPI:
     mounts this application alone); ``Service`` answers them before they get here.
     """
     app = FastAPI(
+        lifespan=lifespan,
         title="Triples",
         redirect_slashes=False,  # /run/ is another path: a 404, not a redirect to follow
         version=__version__,
@@ -318,7 +332,9 @@ def pages_app(service: Service) -> FastAPI:
         },
     )
     async def run_operations(request: Request) -> Response:
-        return Response(await service.outputs(await request.body()), media_type=JSON)
+        # The same limit as the route Service answers itself: wherever /run is mounted.
+        body = await read_body(request.scope, request.receive, service.settings.max_body_bytes)
+        return Response(await service.outputs(body), media_type=JSON)
 
     @app.get("/health", summary="Liveness and version")
     async def health() -> Response:
@@ -341,11 +357,12 @@ def pages_app(service: Service) -> FastAPI:
     @app.get("/docs", include_in_schema=False)
     async def docs() -> Response:
         return get_swagger_ui_html(
-            openapi_url="/openapi.json",
+            # Relative to the page, so that it works behind a proxy at a prefix too.
+            openapi_url="openapi.json",
             title="Triples: the HTTP interface",
-            swagger_js_url="/docs/assets/swagger-ui-bundle.js",
-            swagger_css_url="/docs/assets/swagger-ui.css",
-            swagger_favicon_url="/docs/assets/favicon.png",
+            swagger_js_url="docs/assets/swagger-ui-bundle.js",
+            swagger_css_url="docs/assets/swagger-ui.css",
+            swagger_favicon_url="docs/assets/favicon.png",
             swagger_ui_parameters={"validatorUrl": None},  # else it may ask an outside validator
         )
 
@@ -378,11 +395,32 @@ def tune_service_process() -> None:
     tune_for_the_engines()
 
 
-def default_app() -> Service:
-    """The application with its settings from the environment (``ServiceSettings.from_environment``:
+def with_cors(service: Service, origins: tuple[str, ...]) -> Any:
+    """``service`` answering browsers on the pages of ``origins`` too (``--cors-origin``): their
+    requests get the CORS headers, their preflights an answer; other origins get neither."""
+    if not origins:
+        return service
+    from starlette.middleware.cors import CORSMiddleware
+
+    return CORSMiddleware(
+        service,
+        allow_origins=list(origins),
+        allow_methods=["GET", "POST"],
+        allow_headers=["Authorization", "Content-Type", logs.REQUEST_ID_HEADER],
+        expose_headers=[logs.REQUEST_ID_HEADER, "Retry-After"],
+        max_age=600,
+    )
+
+
+def default_app() -> Any:
+    """The application with its settings from the environment (``settings.from_environment``:
     ``triples serve`` sets the variables), for ``uvicorn triples.doors.service.app:default_app --factory``."""
     tune_service_process()  # each worker process applies the service's own settings
-    app = create_app(ServiceSettings.from_environment())
+    try:
+        settings = from_environment()
+    except SettingsError as exc:  # triples serve checks them first: this is uvicorn started by hand
+        raise SystemExit(f"triples: error: {exc}") from None
+    app = with_cors(create_app(settings), settings.cors_origins)
     # What start-up made (modules, the application) lives as long as the process: out of the
     # garbage collector's way, its full collections (which hold the interpreter's lock, and so
     # the event loop) walk only what requests made.

@@ -10,12 +10,10 @@ from __future__ import annotations
 import argparse
 import os
 
-import orjson
-
 from triples.doors.kit import options
 from triples.doors.kit.exits import EXIT_OK, CommandError
 from triples.doors.kit.install import needs_extra
-from triples.doors.service.limits import LIMITS_VARIABLE, PlayLimits
+from triples.doors.service.settings import SettingsError, add_options, settings_of
 
 # The packages of the serve extra: a missing one is a hint to install it, any other a defect.
 SERVE_PACKAGES = frozenset(
@@ -61,106 +59,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=options.port, default=8000, help="port to listen on (default: 8000)")
     parser.add_argument("--workers", type=options.jobs, default=1, help="server processes (default: 1)")
     parser.add_argument(
-        "--time-limit",
-        type=options.positive_seconds,
-        default=10.0,
-        metavar="SECONDS",
-        help="a request still running after this long is answered 503 and its work stops (default: 10)",
+        "--forwarded-allow-ips",
+        metavar="ADDRESSES",
+        default=None,
+        help="comma list of proxy addresses (or *) whose X-Forwarded-For and X-Forwarded-Proto headers are "
+        "trusted for the client's address (default: 127.0.0.1; or FORWARDED_ALLOW_IPS)",
     )
     parser.add_argument(
-        "--header-timeout",
-        type=options.positive_seconds,
-        default=10.0,
-        metavar="SECONDS",
-        help="a request whose headers are not all in this long after its first byte is answered 408 (default: 10)",
+        "--no-access-log", dest="access_log", action="store_false", default=None, help="do not log each request"
     )
-    parser.add_argument(
-        "--idle-timeout",
-        type=options.positive_seconds,
-        default=5.0,
-        metavar="SECONDS",
-        help="a connection that sends nothing for this long, between requests or in a body, is closed (default: 5)",
-    )
-    parser.add_argument(
-        "--max-connections",
-        type=options.positive_int,
-        default=256,
-        metavar="N",
-        help="connections open at once; one more closes the one idle longest, else gets 503 (default: 256)",
-    )
-    parser.add_argument(
-        "--cache-mib",
-        type=options.positive_int,
-        default=256,
-        metavar="MIB",
-        help="what the engines' tables and memos may hold in each server process, in MiB (default: 256)",
-    )
-    parser.add_argument("--no-access-log", dest="access_log", action="store_false", help="do not log each request")
-    parser.add_argument(
-        "--db",
-        metavar="FILE",
-        help="serve GET /daily from the calendars in this store (triples calendar), and the players' game",
-    )
-    defaults = PlayLimits()
-    parser.add_argument(
-        "--player-rate",
-        type=options.positive_rate,
-        default=defaults.player_rate,
-        metavar="R",
-        help=f"requests a second one player may make to /play (default: {defaults.player_rate:g})",
-    )
-    parser.add_argument(
-        "--address-rate",
-        type=options.positive_rate,
-        default=defaults.address_rate,
-        metavar="R",
-        help=f"requests a second one client address may make to /play and /players (default: "
-        f"{defaults.address_rate:g})",
-    )
-    parser.add_argument(
-        "--new-players",
-        type=options.positive_rate,
-        default=defaults.new_players_per_hour,
-        metavar="N",
-        help=f"players one client address may make an hour (default: {defaults.new_players_per_hour:g})",
-    )
+    add_options(parser)
 
 
 def main(args: argparse.Namespace) -> int:
     try:
-        from triples.doors.service.app import MIB, ServiceSettings
+        settings = settings_of(args, os.environ)
+    except SettingsError as exc:
+        raise CommandError(str(exc)) from None
+    if args.access_log is False:
+        settings = settings.model_copy(update={"access_log": False})
+    try:
         from triples.doors.service.server import CannotListen, serve
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in SERVE_PACKAGES:
             raise
         raise CommandError(needs_extra("serve", exc.name)) from None
-    if args.db is not None:
-        serve_daily_from(args.db)
-    limits = PlayLimits(
-        player_rate=args.player_rate, address_rate=args.address_rate, new_players_per_hour=args.new_players
-    )
-    os.environ[LIMITS_VARIABLE] = orjson.dumps(limits.model_dump()).decode()  # the workers inherit it
-    settings = ServiceSettings(
-        time_limit=args.time_limit,
-        header_timeout=args.header_timeout,
-        idle_timeout=args.idle_timeout,
-        max_connections=args.max_connections,
-        cache_bytes=args.cache_mib * MIB,
-    )
+    if settings.daily_db is not None:
+        check_store(settings.daily_db)
+    forwarded = args.forwarded_allow_ips or os.environ.get("FORWARDED_ALLOW_IPS") or "127.0.0.1"
     try:
-        serve(args.host, args.port, args.workers, args.access_log, settings)
+        serve(args.host, args.port, args.workers, settings, forwarded)
     except CannotListen as exc:
         raise CommandError(str(exc)) from None
     return EXIT_OK
 
 
-def serve_daily_from(db: str) -> None:
-    """Check the store of ``serve --db`` now (one line if it cannot be used) and hand it to the
-    server's processes, which import the application by name."""
-    from triples.store import SERVE_DB_VARIABLE, StoreError, open_store
+def check_store(db: str) -> None:
+    """Open the store of ``serve --db`` now (one line if it cannot be used; a store of an older
+    schema is upgraded here, once, before the server's processes start). It exists: the setting
+    refused a missing one, and the service never makes a store."""
+    from triples.store import StoreError, open_store
 
     try:
-        open_store(db).close()  # a missing store is made now
+        open_store(db).close()
     except StoreError as exc:
         raise CommandError(str(exc)) from None
-    os.environ[SERVE_DB_VARIABLE] = os.path.abspath(db)

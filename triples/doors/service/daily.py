@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 import orjson
@@ -31,7 +31,7 @@ from starlette.concurrency import run_in_threadpool
 
 from triples.api import run
 from triples.model.variants import DEFAULT_VARIANT
-from triples.store import SERVE_DB_VARIABLE, Deal, SecretDeal, StoreError, open_store
+from triples.store import Deal, SecretDeal, StoreError, open_store
 
 TODAY = "today"
 NOT_ENABLED = "no daily calendar here: start the service with a store, triples serve --db FILE"
@@ -39,12 +39,19 @@ STORE_UNREADABLE = "the daily calendar's store cannot be read (the server's log 
 log = logging.getLogger("triples.service")
 
 
-def db_from_environment() -> str | None:
-    return os.environ.get(SERVE_DB_VARIABLE) or None
+def answer(content: Any, status: int = 200, cache: str = "no-cache") -> Response:
+    headers = {"Cache-Control": cache}
+    return Response(orjson.dumps(content) + b"\n", status_code=status, media_type="application/json", headers=headers)
 
 
-def answer(content: Any, status: int = 200) -> Response:
-    return Response(orjson.dumps(content) + b"\n", status_code=status, media_type="application/json")
+def cache_for(day: str) -> str:
+    """How long a day's answer may be kept: today's until the day ends (then a secret deal shows
+    its deck), a past day's for a day (a published day never changes)."""
+    if day < today():
+        return "public, max-age=86400"
+    now = datetime.now(UTC)
+    midnight = datetime.combine(now.date() + timedelta(days=1), time(0), UTC)
+    return f"public, max-age={max(1, int((midnight - now).total_seconds()))}"
 
 
 def day_of(text: str) -> str | None:
@@ -95,6 +102,9 @@ def deal_answer(deal: Deal | SecretDeal) -> dict[str, Any]:
 def lookup(db: str, day: str, variant: str | None) -> Response:
     if day > today():
         return answer({"error": "not published yet"}, 404)
+    if "://" not in db and not os.path.exists(db):  # a store deleted under the service is not made anew
+        log.error("GET /daily: the store %s is gone", db)
+        return answer({"error": STORE_UNREADABLE}, 503)
     try:
         with open_store(db) as store:
             secret = {deal.variant: deal for deal in store.secret_deals_on(day)}
@@ -107,7 +117,7 @@ def lookup(db: str, day: str, variant: str | None) -> Response:
     if deal is None:
         of = f" of {variant}" if variant is not None else ""
         return answer({"error": f"no daily deal{of} for {day}"}, 404)
-    return answer(deal_answer(deal))
+    return answer(deal_answer(deal), cache=cache_for(day))
 
 
 def mount(app: FastAPI, db: str | None) -> None:

@@ -30,7 +30,7 @@ MAX_HEADER_BYTES = 64 * 1024  # a request's line and headers together
 def settings_of(app: Any) -> Any:
     """The ``ServiceSettings`` of the application uvicorn serves (under its middleware), or the
     defaults when it is some other application."""
-    from triples.doors.service.app import ServiceSettings
+    from triples.doors.service.settings import ServiceSettings
 
     for _ in range(10):
         settings = getattr(app, "settings", None)
