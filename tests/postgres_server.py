@@ -51,7 +51,8 @@ def missing() -> str | None:
         except ImportError:
             return f"no module {module}: pip install -e '.[test]'"
     if binaries() is None:
-        return f"no PostgreSQL binaries in {BINARIES}: install them with `apt-get install postgresql`"
+        where = os.environ.get("TRIPLES_POSTGRES_BIN") or BINARIES
+        return f"no PostgreSQL binaries in {where}: install them with `apt-get install postgresql`"
     if runs_as_root():
         try:
             pwd.getpwnam("postgres")

@@ -335,21 +335,18 @@ with open_store(sys.argv[1]) as store:
 """
 
 
+def started(*args: str) -> subprocess.Popen[str]:
+    """``python ARGS`` in a process of its own, its output and errors piped."""
+    return subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
 @pytest.mark.parametrize("old", [False, True], ids=["new", "version-1"])
 def test_processes_opening_a_store_at_once_make_or_upgrade_it_once(store_db: str, old: bool) -> None:
     # Two making or upgrading it would clash (a table made twice): every opener must succeed.
     if old:
         make_version_1(store_db)
     at = str(time.time() + 1.0)  # past every process's start
-    openers = [
-        subprocess.Popen(
-            [sys.executable, "-c", OPENER, store_db, at, *(["classic"] if old else [])],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )  # fmt: skip
-        for _ in range(4)
-    ]
+    openers = [started("-c", OPENER, store_db, at, *(["classic"] if old else [])) for _ in range(4)]
     answers = [opener.communicate(timeout=TIMEOUT) for opener in openers]
     assert [(opener.returncode, err) for opener, (_, err) in zip(openers, answers, strict=True)] == [(0, "")] * 4
     assert [out for out, _ in answers] == ["7\n" if old else "opened\n"] * 4
@@ -360,45 +357,15 @@ def test_processes_opening_a_store_at_once_make_or_upgrade_it_once(store_db: str
 def test_calendars_filling_overlapping_spans_at_once_give_each_date_one_deal(store_db: str, kind: str) -> None:
     # Three processes on spans of 60 days, 20 days apart: the middle dates are filled by all three.
     first = date(2026, 1, 5)
-    starts = [first + timedelta(days=20 * n) for n in range(3)]
-    how = ["--secret"] if kind == "secret" else ["--seeds", "1-2000"]
-    runs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "triples",
-                "calendar",
-                "--variant",
-                "pairs",
-                "--pattern",
-                "easy",
-                "--db",
-                store_db,
-                "--start",
-                start.isoformat(),
-                "--days",
-                "60",
-                "--jobs",
-                "1",
-                "--format",
-                "jsonl",
-                *how,
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )  # fmt: skip
-        for start in starts
-    ]
+    common = ["-m", "triples", "calendar", "--variant", "pairs", "--pattern", "easy", "--days", "60", "--jobs", "1"]
+    common += ["--db", store_db, "--format", "jsonl", *(["--secret"] if kind == "secret" else ["--seeds", "1-2000"])]
+    runs = [started(*common, "--start", (first + timedelta(days=20 * n)).isoformat()) for n in range(3)]
     printed = [run.communicate(timeout=TIMEOUT) for run in runs]
     assert [run.returncode for run in runs] == [0, 0, 0], [err for _, err in printed]
     key = "deal" if kind == "secret" else "seed"
     with open_store(store_db) as store:
-        kept = {
-            day: getattr(deal, key)
-            for day, deal in (store.secret_calendar if kind == "secret" else store.calendar)("pairs").items()
-        }
+        deals = store.secret_calendar("pairs") if kind == "secret" else store.calendar("pairs")
+    kept = {day: getattr(deal, key) for day, deal in deals.items()}
     assert sorted(kept) == [(first + timedelta(days=n)).isoformat() for n in range(100)]
     assert len(set(kept.values())) == 100  # no deal on two dates
     for out, _ in printed:  # what each process printed is what the store keeps

@@ -68,8 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-access-log", dest="access_log", action="store_false", help="do not log each request")
     parser.add_argument(
         "--db",
-        metavar="FILE",
-        help="serve GET /daily from the calendars in this store (triples calendar), and the players' game",
+        metavar="DB",
+        help="serve GET /daily from the calendars in this store (triples calendar), and the players' game: "
+        "a SQLite file, or a postgresql:// URL for several hosts",
     )
     defaults = PlayLimits()
     parser.add_argument(
@@ -119,10 +120,10 @@ def main(args: argparse.Namespace) -> int:
 def serve_daily_from(db: str) -> None:
     """Check the store of ``serve --db`` now (one line if it cannot be used) and hand it to the
     server's processes, which import the application by name."""
-    from triples.store import SERVE_DB_VARIABLE, StoreError, open_store
+    from triples.store import SERVE_DB_VARIABLE, StoreError, db_for_processes, open_store
 
     try:
         open_store(db).close()  # a missing store is made now
     except StoreError as exc:
         raise CommandError(str(exc)) from None
-    os.environ[SERVE_DB_VARIABLE] = os.path.abspath(db)
+    os.environ[SERVE_DB_VARIABLE] = db_for_processes(db)
