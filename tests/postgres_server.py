@@ -79,9 +79,11 @@ class Cluster:
         return f"postgresql://postgres@/{database}?host={self.folder}&port={PORT}"
 
     def psql(self, sql: str, database: str = "postgres") -> str:
-        """``sql`` run by ``psql`` (as the server's superuser); what it prints, unaligned."""
+        """``sql`` run by ``psql`` (as the server's superuser) on ``database`` (a name or a URL);
+        what it prints, unaligned."""
         done = subprocess.run(
-            [str(self.bin / "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", self.url(database),
+            [str(self.bin / "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d",
+             database if "://" in database else self.url(database),
              "-c", sql],
             capture_output=True, text=True, timeout=TIMEOUT,
         )  # fmt: skip

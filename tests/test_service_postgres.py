@@ -8,6 +8,8 @@ goes on from there; the leaderboard is the same from both. Without a server thes
 from __future__ import annotations
 
 import http.client
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,12 +19,10 @@ import pytest
 
 pytest.importorskip("fastapi", reason="the service needs the serve extra: pip install -e '.[serve]'")
 
-from tests.players_server import UNLIMITED, Client, Days, make_store, start, stop
+from tests.players_server import START_TIMEOUT, UNLIMITED, Client, Days, free_port, make_store, start, stop
 from triples.store import open_store
 
 if TYPE_CHECKING:
-    import subprocess
-
     from tests.postgres_server import Cluster
 
 
@@ -161,3 +161,16 @@ def test_the_leaderboard_is_the_same_from_both_hosts(hosts: Hosts) -> None:
     names = [entry["name"] for entry in boards[0].body["entries"]]
     assert {"Fast", "Slow"} <= set(names) and "Short" not in names  # Short has not finished
     assert {entry["cleared"] for entry in boards[0].body["entries"]} == {hosts.days.today.best}
+
+
+def test_serve_refuses_a_database_it_cannot_use_in_one_line(postgres: Cluster) -> None:
+    db = postgres.url("nosuchdb")
+    done = subprocess.run(
+        [sys.executable, "-m", "triples", "serve", "--port", str(free_port()), "--db", db],
+        capture_output=True, text=True, timeout=START_TIMEOUT,
+    )  # fmt: skip
+    socket = f"{postgres.folder}/.s.PGSQL.5432"
+    reason = f'connection to server on socket "{socket}" failed: FATAL: database "nosuchdb" does not exist'
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2, "", f"triples serve: error: --db {db}: cannot open: connection failed: {reason}\n"
+    )  # fmt: skip
