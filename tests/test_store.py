@@ -302,6 +302,19 @@ def test_one_writer_and_several_readers_at_once_lose_and_tear_nothing(store_db: 
 # ---------------------------------------------------------------- schema version 2: the players' game
 
 
+def test_a_store_for_the_game_commits_without_waiting_for_the_disk(store_db: str) -> None:
+    # SQLite: synchronous NORMAL (1) for the connection, not FULL (2); PostgreSQL: the game's
+    # transactions only, so a pooled connection serves others as the server is set.
+    show = "SHOW synchronous_commit" if is_url(store_db) else "PRAGMA synchronous"
+    with open_store(store_db, sync_every_commit=False) as game:
+        with game.transaction() as connection:
+            inside = connection.execute(show).fetchone()[0]
+        after = game.connection.execute(show).fetchone()[0]
+    with open_store(store_db) as other, other.transaction() as connection:
+        default = connection.execute(show).fetchone()[0]
+    assert (inside, after, default) == (("off", "on", "on") if is_url(store_db) else (1, 1, 2))
+
+
 def make_version_1(db: str) -> None:
     """A store as the first version made it, with one date in its calendar."""
     date = "INSERT INTO calendar VALUES ('classic', '2026-01-05', 7, '\"classic\"', 'easy', 52, 52, 1.0)"

@@ -101,12 +101,12 @@ def open_store(db: str, sync_every_commit: bool = True) -> Store:
     not a database, another program's, a store of a newer schema version, a server that cannot
     be reached, or a URL of another kind.
 
-    ``sync_every_commit=False`` (the players' game) lets SQLite leave the disk sync to its
-    write-ahead log's checkpoints: a commit survives the process being killed, even with
-    ``kill -9``, but not the machine losing power before the next checkpoint. On PostgreSQL the
-    server's settings decide."""
+    ``sync_every_commit=False`` (the players' game) commits without waiting for the disk: SQLite
+    leaves the sync to its write-ahead log's checkpoints, PostgreSQL lets those transactions skip
+    the flush. A commit then survives the process being killed, even with ``kill -9``, but not
+    the database's machine (or PostgreSQL's server) failing in the moments after it."""
     if is_url(db):
-        return Store(open_url(db))
+        return Store(open_url(db, sync_every_commit))
     if "://" in db:
         raise StoreError(f"--db {shown(db)}: not a file, nor a postgresql:// URL")
     return Store(open_file(db, sync_every_commit))

@@ -21,9 +21,12 @@ What is PostgreSQL's own here:
   one kept open), made when the URL is first opened; an open ``Store`` holds one connection of
   it and gives it back when closed, so opening a store for each request costs no new connection.
   A connection found broken between two transactions is replaced.
-- **Durability** is the server's: a commit is durable as its ``synchronous_commit`` setting
-  says (by default: flushed to its disk). ``sync_every_commit`` is SQLite's alone, since a host
-  killed after a commit loses nothing of it either way.
+- **Durability.** A commit is durable as the server's ``synchronous_commit`` says (by default:
+  flushed to its disk before the commit returns). A store opened with ``sync_every_commit=False``
+  (the players' game) makes the same trade as on SQLite: its transactions do not wait for the
+  flush (``SET LOCAL synchronous_commit TO off``, that transaction only), so a host killed after
+  a commit loses nothing of it, while a crash of the database server can lose the last moments
+  of commits (never a torn one). A flush per move would make each move wait for the disk.
 """
 
 from __future__ import annotations
@@ -105,9 +108,13 @@ class PostgresConnection:
 
     dialect = DIALECT
 
-    def __init__(self, pool: psycopg_pool.ConnectionPool[psycopg.Connection[Any]], name: str) -> None:
+    def __init__(
+        self, pool: psycopg_pool.ConnectionPool[psycopg.Connection[Any]], name: str, sync_every_commit: bool
+    ) -> None:
         self.pool = pool
         self.name = name
+        # One round trip opens the transaction and, when asked, lets its commit skip the flush.
+        self.opening = "BEGIN" if sync_every_commit else "BEGIN; SET LOCAL synchronous_commit TO off"
         self.raw: psycopg.Connection[Any] | None = None
         self.in_transaction = False
 
@@ -131,7 +138,7 @@ class PostgresConnection:
 
     def begin(self, locked: bool) -> None:
         raw = self.connection()
-        raw.execute("BEGIN")
+        raw.execute(self.opening)
         self.in_transaction = True
         if locked:
             raw.execute("SELECT pg_advisory_xact_lock(%s, %s)", (APPLICATION_ID, WRITE_LOCK))
@@ -156,7 +163,7 @@ class PostgresConnection:
             self.pool.putconn(raw)
 
 
-def open_url(url: str) -> PostgresConnection:
+def open_url(url: str, sync_every_commit: bool) -> PostgresConnection:
     """The store in the database at ``url``, made when the database holds no table and upgraded
     when of an older schema; StoreError (one line) when it cannot be used."""
     name = shown(url)
@@ -185,8 +192,8 @@ def open_url(url: str) -> PostgresConnection:
                 timeout=WAIT_SECONDS,
             )
             _pools[key] = pool
-            return PostgresConnection(pool, name)
-    connection = PostgresConnection(pool, name)
+            return PostgresConnection(pool, name, sync_every_commit)
+    connection = PostgresConnection(pool, name, sync_every_commit)
     try:
         prepare(connection.connection(), name)  # another host may have upgraded it meanwhile
     except psycopg.Error as exc:
