@@ -457,7 +457,9 @@ def main() -> int:
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=GOAL_PLAYERS, help="players at once (default 200)")
-    parser.add_argument("--workers", default="1,2", help="server processes, a comma list (default 1,2)")
+    parser.add_argument(
+        "--workers", default="1,2", help="server processes on SQLite, a comma list (default 1,2; '': no SQLite run)"
+    )
     parser.add_argument("--race", type=float, default=0.1, help="share of moves sent twice at once (default 0.1)")
     parser.add_argument("--variant", default="classic", help="the deal's variant (default classic)")
     parser.add_argument(
@@ -473,7 +475,7 @@ def main() -> int:
     args = parser.parse_args()
     directory = Path(tempfile.mkdtemp(prefix="players-bench-"))
     place = Place(directory, args.db)
-    setups = [Setup("sqlite", 1, int(part)) for part in args.workers.split(",")]
+    setups = [Setup("sqlite", 1, int(part)) for part in args.workers.split(",") if part]  # "": none
     if args.db is not None:
         setups.append(Setup("postgresql", args.hosts, 1))
         print(f"PostgreSQL: {shown(args.db)}", flush=True)
