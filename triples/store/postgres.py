@@ -23,10 +23,10 @@ What is PostgreSQL's own here:
   A connection found broken between two transactions is replaced.
 - **Durability.** A commit is durable as the server's ``synchronous_commit`` says (by default:
   flushed to its disk before the commit returns). A store opened with ``sync_every_commit=False``
-  (the players' game) makes the same trade as on SQLite: its transactions do not wait for the
-  flush (``SET LOCAL synchronous_commit TO off``, that transaction only), so a host killed after
-  a commit loses nothing of it, while a crash of the database server can lose the last moments
-  of commits (never a torn one). A flush per move would make each move wait for the disk.
+  (the players' game) makes the same trade as on SQLite: its commits do not wait for the flush
+  (``synchronous_commit`` off for its connection while the store holds it), so a host killed
+  after a commit loses nothing of it, while a crash of the database server can lose the last
+  moments of commits (never a torn one). A flush per move would make each move wait for the disk.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import atexit
 import os
 import threading
 from collections.abc import Iterable, Sequence
+from contextlib import suppress
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -113,8 +114,7 @@ class PostgresConnection:
     ) -> None:
         self.pool = pool
         self.name = name
-        # One round trip opens the transaction and, when asked, lets its commit skip the flush.
-        self.opening = "BEGIN" if sync_every_commit else "BEGIN; SET LOCAL synchronous_commit TO off"
+        self.sync_every_commit = sync_every_commit
         self.raw: psycopg.Connection[Any] | None = None
         self.in_transaction = False
 
@@ -126,7 +126,14 @@ class PostgresConnection:
             self.pool.putconn(raw)  # the pool discards a closed connection
             raw = self.raw = None
         if raw is None:
-            raw = self.raw = self.pool.getconn(timeout=WAIT_SECONDS)
+            raw = self.pool.getconn(timeout=WAIT_SECONDS)
+            if not self.sync_every_commit:
+                try:
+                    raw.execute("SET synchronous_commit TO off")
+                except BaseException:
+                    self.pool.putconn(raw)
+                    raise
+            self.raw = raw
         return raw
 
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
@@ -138,7 +145,7 @@ class PostgresConnection:
 
     def begin(self, locked: bool) -> None:
         raw = self.connection()
-        raw.execute(self.opening)
+        raw.execute("BEGIN")
         self.in_transaction = True
         if locked:
             raw.execute("SELECT pg_advisory_xact_lock(%s, %s)", (APPLICATION_ID, WRITE_LOCK))
@@ -159,8 +166,12 @@ class PostgresConnection:
 
     def close(self) -> None:
         raw, self.raw = self.raw, None
-        if raw is not None:
-            self.pool.putconn(raw)
+        if raw is None:
+            return
+        if not self.sync_every_commit and not raw.closed:
+            with suppress(Exception):  # a broken connection: the pool discards it anyway
+                raw.execute("RESET synchronous_commit")  # the pool's next user gets the server's setting
+        self.pool.putconn(raw)
 
 
 def open_url(url: str, sync_every_commit: bool) -> PostgresConnection:

@@ -46,6 +46,15 @@ from triples.store.records import (
 CALENDAR_COLUMNS = "variant, date, seed, spec, band, best, fair, p_random"
 SECRET_COLUMNS = "variant, date, deal, spec, deck, band, best, fair, p_random, line"
 ATTEMPT_COLUMNS = "id, player, deal, started, turn, cleared, last_move, finished"
+# A move: the attempt's turn goes on only from the turn played, and only while it is not finished.
+PLAY_CHANGE = (
+    "UPDATE attempts SET turn = turn + 1, cleared = ?, last_move = ?, finished = ?"
+    " WHERE id = ? AND turn = ? AND finished IS NULL"
+)
+PLAY_AT_ONCE = (
+    f"WITH changed AS ({PLAY_CHANGE} RETURNING id)"
+    " INSERT INTO moves (attempt, turn, slots, played) SELECT id, ?, ?, ? FROM changed"
+)
 
 
 class Store:
@@ -277,17 +286,17 @@ class Store:
         """Keep the attempt's move of ``turn`` (committed when this returns) and the attempt's
         new state; False, with nothing changed, when ``turn`` is not the attempt's turn any more
         (another request played it) or the attempt is finished."""
+        change = (cleared, now, now if over else None, attempt, turn)
+        move = (turn, dumps(list(slots)), now)
+        if self.backend == "postgresql":
+            # One statement, one round trip to the server, atomic on its own: the attempt's row
+            # changed, if it was, feeds the move's insert (SQLite has no data-changing WITH).
+            with self.failures():
+                return bool(self.connection.execute(PLAY_AT_ONCE, change + move).rowcount)
         with self.transaction() as db:
-            changed = db.execute(
-                "UPDATE attempts SET turn = turn + 1, cleared = ?, last_move = ?, finished = ?"
-                " WHERE id = ? AND turn = ? AND finished IS NULL",
-                (cleared, now, now if over else None, attempt, turn),
-            ).rowcount
+            changed = db.execute(PLAY_CHANGE, change).rowcount
             if changed:
-                db.execute(
-                    "INSERT INTO moves (attempt, turn, slots, played) VALUES (?, ?, ?, ?)",
-                    (attempt, turn, dumps(list(slots)), now),
-                )
+                db.execute("INSERT INTO moves (attempt, turn, slots, played) VALUES (?, ?, ?, ?)", (attempt, *move))
         return bool(changed)
 
     def leaderboard(self, deal: str, limit: int) -> Leaderboard:
