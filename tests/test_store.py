@@ -202,6 +202,29 @@ def test_databases_that_cannot_be_a_store_get_one_line(
     refused_in_one_line(newer, f"--db {newer}: {needs}", capsys)
 
 
+def test_a_pg_dump_of_a_store_restores_to_a_store_that_holds_the_same(postgres: Cluster, tmp_path: Path) -> None:
+    db, restored = postgres.new_database(), postgres.new_database()
+    with open_store(db) as store, store.writing() as connection:
+        store.add_deals(connection, [Deal("2026-01-05", "classic", 7, "classic", "easy", 52, 52, 1.0)])
+        store.add_secret_deals(connection, [SECRET])
+    with open_store(db) as store:
+        assert store.add_player("Bob", "bob", "h-bob", 1) == Player(1, "Bob")
+    dump = tmp_path / "store.dump"
+    for command in (
+        ["pg_dump", "--format=custom", f"--file={dump}", db],
+        ["pg_restore", f"--dbname={restored}", str(dump)],
+    ):
+        done = subprocess.run(
+            [str(postgres.bin / command[0]), *command[1:]], capture_output=True, text=True, timeout=TIMEOUT
+        )
+        assert done.returncode == 0, done.stderr
+    assert marks(restored) == (APPLICATION_ID, SCHEMA_VERSION)
+    with open_store(restored) as store:
+        assert store.calendar("classic")["2026-01-05"].seed == 7 and store.secret_deal(SECRET.deal) == SECRET
+        assert store.player_with_token("h-bob") == Player(1, "Bob")
+        assert store.add_player("Ada", "ada", "h-ada", 2) == Player(2, "Ada")  # ids go on from the restored ones
+
+
 def rate_jsonl(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[list[dict[str, Any]], list[str]]:
     assert cli.main(["rate", "--format", "jsonl", "--jobs", "1", *args]) == 0
     out, err = capsys.readouterr()
