@@ -174,3 +174,18 @@ def test_serve_refuses_a_database_it_cannot_use_in_one_line(postgres: Cluster) -
     assert (done.returncode, done.stdout, done.stderr) == (
         2, "", f"triples serve: error: --db {db}: cannot open: connection failed: {reason}\n"
     )  # fmt: skip
+
+
+def test_a_host_whose_connection_was_cut_answers_503_once_then_goes_on(hosts: Hosts, postgres: Cluster) -> None:
+    # Last in the module: every host's connections are cut, as a restart of the server cuts them.
+    client = joined(hosts.ports[0], "Cut")
+    state = client.send("POST", "/play", {}).body
+    path = f"/play/{state['attempt']}"
+    cut = "SELECT count(pg_terminate_backend(pid)) > 0 FROM pg_stat_activity"
+    assert postgres.psql(f"{cut} WHERE datname = current_database() AND pid <> pg_backend_pid()", hosts.db) == "t\n"
+    for port in hosts.ports:
+        on_host = Client(port, client.token)
+        first = on_host.send("GET", path)
+        assert first.status == 503 and first.body["error"].startswith(f"--db {hosts.db}: "), first.body
+        assert "\n" not in first.body["error"]
+        assert on_host.send("GET", path).body == state  # a fresh connection
