@@ -40,6 +40,8 @@ from triples.store import (
     is_url,
     open_store,
 )
+from triples.store import postgres as postgres_backend
+from triples.store import sqlite as sqlite_backend
 from triples.store.postgres import MARKS_TABLE
 from triples.store.schema import schema, statements
 
@@ -223,6 +225,21 @@ def test_a_pg_dump_of_a_store_restores_to_a_store_that_holds_the_same(postgres: 
         assert store.calendar("classic")["2026-01-05"].seed == 7 and store.secret_deal(SECRET.deal) == SECRET
         assert store.player_with_token("h-bob") == Player(1, "Bob")
         assert store.add_player("Ada", "ada", "h-ada", 2) == Player(2, "Ada")  # ids go on from the restored ones
+
+
+def test_a_writer_waits_for_another_a_while_then_gives_up_in_one_line(
+    store_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(postgres_backend, "WAIT_SECONDS", 0.2)
+    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_SECONDS", 0.2)
+    message = "canceling statement due to lock timeout" if is_url(store_db) else "database is locked"
+    with open_store(store_db) as first, open_store(store_db) as second:
+        with first.writing(), pytest.raises(StoreError) as caught, second.writing():
+            pass
+        assert str(caught.value) == f"--db {store_db}: {message}"
+        with second.writing() as connection:  # the lock is free again, and the connection usable
+            second.add_deals(connection, [Deal("2026-01-05", "classic", 7, "classic", "easy", 52, 52, 1.0)])
+        assert list(first.calendar("classic")) == ["2026-01-05"]
 
 
 def rate_jsonl(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[list[dict[str, Any]], list[str]]:

@@ -52,7 +52,7 @@ DIALECT = "postgresql"
 SCHEMES = ("postgresql://", "postgres://")
 POOL_SIZE = 4  # connections a process may hold to one database
 CONNECT_TIMEOUT_SECONDS = 10  # unless the URL sets connect_timeout
-WAIT_SECONDS = 60.0  # for a connection of the pool, as SQLite waits for its write lock
+WAIT_SECONDS = 60.0  # for a connection of the pool and for a lock, as SQLite waits for its write lock
 UPGRADE_LOCK = 1
 WRITE_LOCK = 2
 INSTALL = "pip install 'triples-solitaire[postgres]'"
@@ -148,7 +148,12 @@ class PostgresConnection:
         raw.execute("BEGIN")
         self.in_transaction = True
         if locked:
-            raw.execute("SELECT pg_advisory_xact_lock(%s, %s)", (APPLICATION_ID, WRITE_LOCK))
+            try:
+                raw.execute(locking(WRITE_LOCK))
+            except BaseException:
+                with suppress(Exception):
+                    self.rollback()
+                raise
 
     def commit(self) -> None:
         self.connection().execute("COMMIT")
@@ -258,7 +263,7 @@ def prepare(raw: psycopg.Connection[Any], name: str) -> None:
         raise StoreError(newer_version(name, version))
     try:
         raw.execute("BEGIN")
-        raw.execute("SELECT pg_advisory_xact_lock(%s, %s)", (APPLICATION_ID, UPGRADE_LOCK))
+        raw.execute(locking(UPGRADE_LOCK))
         # Read again under the lock: another host may have made or upgraded the store meanwhile.
         application_id, version = read_marks(raw)
         if application_id == 0:
@@ -285,6 +290,14 @@ def prepare(raw: psycopg.Connection[Any], name: str) -> None:
     except BaseException:
         rollback(raw)
         raise
+
+
+def locking(lock: int) -> str:
+    """Take an advisory lock for the rest of the transaction, waiting for it at most
+    ``WAIT_SECONDS`` (then the statement fails, as SQLite's writer gives up after its busy
+    timeout), in one round trip."""
+    wait = int(WAIT_SECONDS * 1000)
+    return f"SET LOCAL lock_timeout = {wait}; SELECT pg_advisory_xact_lock({APPLICATION_ID}, {lock})"
 
 
 def rollback(raw: psycopg.Connection[Any]) -> None:
