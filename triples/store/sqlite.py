@@ -17,6 +17,7 @@ autocommit mode, each seeing a committed state.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -95,31 +96,62 @@ def prepare(connection: sqlite3.Connection, path: str) -> None:
         return
     if application_id == APPLICATION_ID and not 1 <= version < SCHEMA_VERSION:
         raise StoreError(newer_version(path, version))
+    if application_id != 0 and application_id != APPLICATION_ID:
+        raise StoreError(not_a_store(path))  # another program's mark
     try:
-        if application_id != APPLICATION_ID:
-            with_tables = connection.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
-            if with_tables:
-                raise StoreError(f"--db {path} is a SQLite database but not a triples store")
-            connection.execute("PRAGMA journal_mode = WAL")  # kept in the file: every later opener uses it
+        if application_id == 0 and not any_table(connection):
+            to_wal(connection)
         connection.execute("BEGIN IMMEDIATE")
-        # Read again under the write lock: another process may have made or upgraded it meanwhile.
+        # Read again under the write lock: another process may have made or upgraded it since
+        # the reads above (which it may have come between, so only these are trusted).
         application_id, version = read_marks(connection)
-        if application_id == 0 and version == 0:
+        if application_id == 0:
+            if any_table(connection):
+                raise StoreError(not_a_store(path))
             run_script(connection, schema(DIALECT))
             connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             version = 1
-        if application_id in (0, APPLICATION_ID):
-            steps = upgrades(DIALECT)
-            while version in steps:
-                run_script(connection, steps[version])
-                version += 1
-            connection.execute(f"PRAGMA user_version = {version}")
+        steps = upgrades(DIALECT)
+        while version in steps:
+            run_script(connection, steps[version])
+            version += 1
+        connection.execute(f"PRAGMA user_version = {version}")
         connection.execute("COMMIT")
     except sqlite3.Error as exc:
-        if connection.in_transaction:
-            connection.execute("ROLLBACK")
+        rollback(connection)
         raise StoreError(f"--db {path}: cannot create or upgrade the store: {exc}") from None
+    except BaseException:
+        rollback(connection)
+        raise
     prepare(connection, path)  # what is in the file now is checked as any other
+
+
+def to_wal(connection: sqlite3.Connection) -> None:
+    """Put a new file in write-ahead-log mode (kept in the file: every later opener uses it).
+    The switch needs the file to itself and is refused at once, without the busy timeout, while
+    another process opening it at the same moment reads it: try again until the timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
+def not_a_store(path: str) -> str:
+    return f"--db {path} is a SQLite database but not a triples store"
+
+
+def any_table(connection: sqlite3.Connection) -> bool:
+    return bool(connection.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0])
+
+
+def rollback(connection: sqlite3.Connection) -> None:
+    if connection.in_transaction:
+        connection.execute("ROLLBACK")
 
 
 def run_script(connection: sqlite3.Connection, script: str) -> None:
