@@ -119,7 +119,7 @@ def start() -> Cluster:
 def stop(cluster: Cluster) -> None:
     """Stop the cluster's server (the one ``start`` started, by its data directory) and remove it."""
     try:
-        run(cluster, "pg_ctl", "-D", str(cluster.data), "-m", "fast", "-w", "stop")
+        run(cluster, "pg_ctl", "-D", str(cluster.data), "-m", "immediate", "-w", "stop")  # thrown away: no checkpoint
     finally:
         shutil.rmtree(cluster.folder, ignore_errors=True)
 
