@@ -2,23 +2,28 @@
 
 For each worker count of --workers (1 and 2), a fresh copy of one secret calendar's store
 (today's deal made by `triples calendar --secret`) is served by `triples serve --db
---workers W` on a free loopback port, with the rate limits raised out of the way. Then
---players synthetic players join (POST /players), start their attempt (two POST /play at once,
-as a double-clicking client: both must name the same attempt) and play to the end, each on
-keep-alive connections of a minimal HTTP/1.1 client written on asyncio streams (a client
+--workers W` on a free loopback port, with the rate limits raised out of the way. With --db
+URL (a PostgreSQL database), the same runs follow on PostgreSQL with --hosts server processes
+(2 by default, one worker each, as hosts behind a load balancer), each run on a fresh copy of
+the calendar in a schema of its own in that database (made and dropped by the script): each
+player's first connection goes to one host and its second to the next, so its raced moves
+race across hosts. Then --players synthetic players join (POST /players), start their attempt
+(two POST /play at once, as a double-clicking client: both must name the same attempt) and
+play to the end, each on keep-alive connections of a minimal HTTP/1.1 client written on asyncio streams (a client
 library would cost more CPU than the server, on the same two cores). Each move is a random
 move of the table the last answer showed (the highest cards, as a greedy player would take
 them); a share of them (--race) is sent twice at once
 on two connections, as a client that retries at once would: exactly one must be played.
 
-Printed per worker count: moves/s over the play phase, p50/p99 move latency, and what the
+Printed per run: moves/s over the play phase, p50/p99 move latency, the CPU the server's
+processes used a move (and PostgreSQL's, when its server runs on this machine), and what the
 store holds afterwards against what the answers said: lost moves (answered, not in the store),
 duplicated moves (in the store, answered to no one, or a turn played twice) and double attempts
 (a player with two attempts at the day's deal, or two POST /play naming different ones). The
 goal on the project's 2-core machine: 200 players at once, at least 1,000 moves/s, p99 at
 most 50 ms; the three counts must be 0.
 
-    python benchmarks/players.py [--players N] [--workers 1,2] [--race F]
+    python benchmarks/players.py [--players N] [--workers 1,2] [--race F] [--db URL [--hosts N]]
 
 Exit status 1 when a requirement is not met. Other figures (the audit of the games played, and
 difficulty against real play) can be added as more reports on the same stores: see ``REPORTS``.
@@ -49,7 +54,7 @@ from processes import descendants
 from serve import HOST, Connection, cpu_seconds, free_port, healthy, stop_server
 
 from triples.model.variants import parse_variant
-from triples.store import open_store
+from triples.store import open_store, shown
 
 START_TIMEOUT = 60
 GOAL_PLAYERS = 200
@@ -84,9 +89,50 @@ def copy_store(source: Path, target: Path) -> Path:
     return target
 
 
-def start_server(store: Path, port: int, workers: int) -> subprocess.Popen[bytes]:
+def copy_to_postgres(source: Path, url: str, schema: str) -> str:
+    """A copy of the calendar in a new schema of the PostgreSQL database at ``url``: the URL of
+    the store in it (the schema first on its search path)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        connection.execute(f"CREATE SCHEMA {schema}")
+    store_url = url + ("&" if "?" in url else "?") + f"options=-csearch_path%3D{schema}"
+    with open_store(str(source)) as calendar, open_store(store_url) as store, store.writing() as db:
+        today = time.strftime("%Y-%m-%d", time.gmtime())
+        store.add_secret_deals(db, calendar.secret_deals_on(today))
+    return store_url
+
+
+def drop_schemas(url: str, schemas: list[str]) -> None:
+    import psycopg
+
+    from triples.store import close_pools
+
+    close_pools()  # this process's connections to the stores
+    with psycopg.connect(url, autocommit=True) as connection:
+        for schema in schemas:
+            connection.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+def database_pids(url: str) -> set[int]:
+    """The processes of the PostgreSQL server at ``url`` when it runs on this machine (its
+    postmaster and every child), to count their CPU; empty otherwise."""
+    import psycopg
+
+    with psycopg.connect(url) as connection:
+        row = connection.execute("SELECT pg_backend_pid()").fetchone()
+    try:
+        stat = Path(f"/proc/{row[0] if row else 0}/stat").read_text()
+    except OSError:
+        return set()
+    postmaster = int(stat.rsplit(")", 1)[1].split()[1])
+    return {postmaster, *descendants(postmaster)}
+
+
+def start_server(store: str, port: int, workers: int) -> subprocess.Popen[bytes]:
     server = subprocess.Popen(
-        [sys.executable, "-m", "triples", "serve", "--host", HOST, "--port", str(port), "--db", str(store),
+        [sys.executable, "-m", "triples", "serve", "--host", HOST, "--port", str(port), "--db", store,
          "--workers", str(workers), "--no-access-log", *UNLIMITED],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
@@ -147,11 +193,13 @@ class Played:
 
 
 async def play(
-    port: int, rules: Rules, name: str, race: float, rng: random.Random, ready: Barrier, interval: float
+    ports: tuple[int, int], rules: Rules, name: str, race: float, rng: random.Random, ready: Barrier, interval: float
 ) -> Played:
-    """One player's game; ``interval``: seconds from one move to the next (0: at once)."""
+    """One player's game, its two connections to ``ports`` (one host twice, or two hosts);
+    ``interval``: seconds from one move to the next (0: at once)."""
     played = Played()
-    first, second = await Connection.open(port), await Connection.open(port)
+    port = ports[0]
+    first, second = await Connection.open(ports[0]), await Connection.open(ports[1])
     try:
         joined = await first.send(request(port, "POST", "/players", {"name": name}))
         player = orjson.loads(joined.body)
@@ -194,61 +242,89 @@ async def play(
     return played
 
 
-def server_cpu(pid: int) -> float:
-    """CPU seconds used so far by the server and its worker processes."""
+def server_cpu(pids: set[int]) -> float:
+    """CPU seconds used so far by the servers ``pids`` and their worker processes."""
     total = 0.0
-    for process in {pid, *descendants(pid)}:
+    for process in {*pids, *(child for pid in pids for child in descendants(pid))}:
         with contextlib.suppress(FileNotFoundError, ProcessLookupError):  # gone meanwhile
             total += cpu_seconds(process)
     return total
 
 
 class Barrier:
-    """Released when ``count`` players wait at it; ``released`` is when, ``cpu`` the server's
-    CPU seconds then."""
+    """Released when ``count`` players wait at it; ``released`` is when, ``cpu`` the CPU seconds
+    of the servers (and of the database's processes) then."""
 
-    def __init__(self, count: int, server: int) -> None:
+    def __init__(self, count: int, servers: set[int], database: set[int]) -> None:
         self.count = count
-        self.server = server
+        self.servers = servers
+        self.database = database
         self.event = asyncio.Event()
         self.released = 0.0
-        self.cpu = 0.0
+        self.cpu = (0.0, 0.0)
+
+    def cpu_now(self) -> tuple[float, float]:
+        return server_cpu(self.servers), server_cpu(self.database) if self.database else 0.0
 
     async def wait(self) -> None:
         self.count -= 1
         if self.count == 0:
             self.released = time.perf_counter()
-            self.cpu = server_cpu(self.server)
+            self.cpu = self.cpu_now()
             self.event.set()
         await self.event.wait()
 
 
 async def play_all(
-    port: int, server: int, rules: Rules, players: int, race: float, seed: int, pace: float | None
-) -> tuple[list[Played], float, float]:
-    """Every player at once, all moves offered together at ``pace`` moves/s (None: each player
-    moves as soon as its last move is answered); the seconds from the first move to the last
-    answer, and the server's CPU seconds meanwhile."""
+    ports: list[int],
+    processes: tuple[set[int], set[int]],
+    rules: Rules,
+    players: int,
+    race: float,
+    seed: int,
+    pace: float | None,
+) -> tuple[list[Played], float, tuple[float, float]]:
+    """Every player at once, player i on host i and i + 1 (of ``ports``), all moves offered
+    together at ``pace`` moves/s (None: each player moves as soon as its last move is answered);
+    the seconds from the first move to the last answer, and the CPU seconds the servers and the
+    database (``processes``) used meanwhile."""
     rng = random.Random(seed)
-    ready = Barrier(players, server)
+    ready = Barrier(players, *processes)
     interval = 0.0 if pace is None else players / pace
     results = await asyncio.gather(
-        *(play(port, rules, f"p{seed}-{i}", race, random.Random(rng.random()), ready, interval) for i in range(players))
-    )
-    return list(results), time.perf_counter() - ready.released, server_cpu(server) - ready.cpu
+        *(
+            play(
+                (ports[i % len(ports)], ports[(i + 1) % len(ports)]), rules, f"p{seed}-{i}", race,
+                random.Random(rng.random()), ready, interval,
+            )
+            for i in range(players)
+        )
+    )  # fmt: skip
+    cpu = ready.cpu_now()
+    return list(results), time.perf_counter() - ready.released, (cpu[0] - ready.cpu[0], cpu[1] - ready.cpu[1])
 
 
 # ---------------------------------------------------------------- what the store says
 
 
+@dataclass(frozen=True)
+class Setup:
+    """Where a run's store is and how many server processes serve it."""
+
+    backend: str  # sqlite or postgresql
+    hosts: int
+    workers: int  # a host
+
+
 @dataclass
 class Figures:
-    workers: int
+    setup: Setup
     pace: float | None
     players: int
     moves: int
     seconds: float
-    cpu_seconds: float  # the server's, all its processes
+    cpu_seconds: float  # the servers', all their processes
+    database_cpu_seconds: float  # PostgreSQL's processes (on this machine); 0 on SQLite
     p50_ms: float
     p99_ms: float
     lost: int
@@ -262,11 +338,11 @@ class Figures:
 
 
 def checked(
-    store_path: Path, results: list[Played], workers: int, pace: float | None, seconds: float, cpu: float
+    store_path: str, results: list[Played], setup: Setup, pace: float | None, seconds: float, cpu: tuple[float, float]
 ) -> Figures:
     latencies = sorted(latency for played in results for latency in played.latencies)
     lost = duplicated = double = 0
-    with open_store(str(store_path)) as store:
+    with open_store(store_path) as store:
         today = time.strftime("%Y-%m-%d", time.gmtime())
         deal = store.secret_deals_on(today)[0]
         attempts = store.attempts_of(deal.deal)
@@ -285,25 +361,56 @@ def checked(
     errors = [error for played in results for error in played.errors]
     p50 = statistics.median(latencies) * 1000 if latencies else 0.0
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000 if latencies else 0.0
-    return Figures(workers, pace, len(results), moves, seconds, cpu, p50, p99, lost, duplicated, double, errors)
+    return Figures(setup, pace, len(results), moves, seconds, *cpu, p50, p99, lost, duplicated, double, errors)
+
+
+@dataclass
+class Place:
+    """Where the runs' stores go: a folder for SQLite files and, with --db, a PostgreSQL database."""
+
+    directory: Path
+    database: str | None
+    schemas: list[str] = field(default_factory=list)  # made in it, dropped at the end
+
+    def store(self, calendar: Path, setup: Setup, pace: float | None) -> str:
+        """A fresh copy of the calendar for a run."""
+        name = f"{setup.backend}_{setup.hosts}x{setup.workers}_{'flat' if pace is None else int(pace)}"
+        if setup.backend == "sqlite":
+            return str(copy_store(calendar, self.directory / f"{name}.db"))
+        assert self.database is not None
+        schema = f"players_bench_{os.getpid()}_{name}"
+        self.schemas.append(schema)
+        return copy_to_postgres(calendar, self.database, schema)
 
 
 def run_once(
-    calendar: Path, directory: Path, workers: int, players: int, race: float, variant: str, pace: float | None
+    calendar: Path, place: Place, setup: Setup, players: int, race: float, variant: str, pace: float | None
 ) -> Figures:
-    store = copy_store(calendar, directory / f"workers{workers}-{pace}.db")
-    port = free_port()
-    server = start_server(store, port, workers)
+    store = place.store(calendar, setup, pace)
+    servers = []
     try:
-        results, seconds, cpu = asyncio.run(play_all(port, server.pid, Rules(variant), players, race, workers, pace))
+        for _ in range(setup.hosts):
+            port = free_port()
+            servers.append((start_server(store, port, setup.workers), port))
+        processes = (
+            {server.pid for server, _ in servers},
+            database_pids(store) if setup.backend != "sqlite" else set(),
+        )
+        ports = [port for _, port in servers]
+        results, seconds, cpu = asyncio.run(
+            play_all(ports, processes, Rules(variant), players, race, setup.workers, pace)
+        )
     finally:
-        stop_server(server)
-    return checked(store, results, workers, pace, seconds, cpu)
+        for server, _ in servers:
+            stop_server(server)
+    return checked(store, results, setup, pace, seconds, cpu)
 
 
 def label(figures: Figures) -> str:
     how = "flat out" if figures.pace is None else f"paced at {figures.pace:,.0f} moves/s"
-    return f"workers {figures.workers}, {how}"
+    setup = figures.setup
+    hosts = f"{setup.hosts} hosts x " if setup.hosts > 1 else ""
+    return f"{setup.backend}, {hosts}workers {setup.workers}, {how}"
 
 
 # Reports on each run's figures, in order; a later measure (on the same stores) adds its own.
@@ -312,6 +419,11 @@ REPORTS: list[Callable[[Figures], str]] = [
         f"{label(f)}: {f.players} players, {f.moves} moves in {f.seconds:.2f} s: "
         f"{f.per_second:,.0f} moves/s, move latency p50 {f.p50_ms:.1f} ms, p99 {f.p99_ms:.1f} ms, "
         f"server CPU {1000 * f.cpu_seconds / max(1, f.moves):.2f} ms a move"
+        + (
+            f", PostgreSQL CPU {1000 * f.database_cpu_seconds / max(1, f.moves):.2f} ms a move"
+            if f.setup.backend == "postgresql"
+            else ""
+        )
     ),
     lambda f: (
         f"{label(f)}: lost moves {f.lost}, duplicated moves {f.duplicated}, "
@@ -345,7 +457,9 @@ def main() -> int:
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=GOAL_PLAYERS, help="players at once (default 200)")
-    parser.add_argument("--workers", default="1,2", help="server processes, a comma list (default 1,2)")
+    parser.add_argument(
+        "--workers", default="1,2", help="server processes on SQLite, a comma list (default 1,2; '': no SQLite run)"
+    )
     parser.add_argument("--race", type=float, default=0.1, help="share of moves sent twice at once (default 0.1)")
     parser.add_argument("--variant", default="classic", help="the deal's variant (default classic)")
     parser.add_argument(
@@ -354,21 +468,32 @@ def main() -> int:
         default=GOAL_MOVES_PER_SECOND,
         help=f"moves/s offered by all players together in the paced runs (default {GOAL_MOVES_PER_SECOND})",
     )
+    parser.add_argument(
+        "--db", metavar="URL", help="a PostgreSQL database (postgresql://...) to run on too, beside SQLite"
+    )
+    parser.add_argument("--hosts", type=int, default=2, help="server hosts on PostgreSQL, one worker each (default 2)")
     args = parser.parse_args()
     directory = Path(tempfile.mkdtemp(prefix="players-bench-"))
+    place = Place(directory, args.db)
+    setups = [Setup("sqlite", 1, int(part)) for part in args.workers.split(",") if part]  # "": none
+    if args.db is not None:
+        setups.append(Setup("postgresql", args.hosts, 1))
+        print(f"PostgreSQL: {shown(args.db)}", flush=True)
     failed: list[str] = []
     # Other work on the machine takes cores from the server and the players alike: say how much.
     print(f"load average before the runs: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
     try:
         calendar = make_calendar(directory, args.variant)
-        for workers in (int(part) for part in args.workers.split(",")):
+        for setup in setups:
             for pace in (None, args.pace):
-                figures = run_once(calendar, directory, workers, args.players, args.race, args.variant, pace)
+                figures = run_once(calendar, place, setup, args.players, args.race, args.variant, pace)
                 for report in REPORTS:
                     print(report(figures), flush=True)
                 failed += failures(figures)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+        if args.db is not None and place.schemas:
+            drop_schemas(args.db, place.schemas)
     goal = (
         f"goal: {GOAL_PLAYERS} players, >= {GOAL_MOVES_PER_SECOND:,} moves/s flat out, "
         f"p99 <= {GOAL_P99_MS} ms paced at {GOAL_MOVES_PER_SECOND:,} moves/s, 0 lost"

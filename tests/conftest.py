@@ -1,6 +1,8 @@
 """Hypothesis profiles, a fixture that empties the engines' caches before every test, one
-local Dask cluster for every test that rates on a cluster, and each test's reports kept on it
-(``item.report_setup``, ``report_call``) for fixtures that act on failure.
+local Dask cluster for every test that rates on a cluster, one private PostgreSQL server for
+every test of a store on PostgreSQL (``store_db``: a new store on each backend in turn), and
+each test's reports kept on it (``item.report_setup``, ``report_call``) for fixtures that act
+on failure.
 
 ``default`` is what the normal suite runs: a fixed, modest number of examples, derandomised so
 that a CI run is reproducible, and no per-example deadline (timing belongs in benchmarks/, and
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Generator, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -20,6 +23,8 @@ from triples.support import caches
 
 if TYPE_CHECKING:
     from distributed import Client, LocalCluster
+
+    from tests.postgres_server import Cluster
 
 # A suite started in the background by a shell without job control inherits SIGINT ignored, and
 # so would every command the tests start: their Ctrl-C tests would wait for an exit that never
@@ -82,3 +87,39 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     outcome = yield
     report = outcome.get_result()
     setattr(item, f"report_{report.when}", report)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Cluster]:
+    """A private PostgreSQL server for the whole run (tests/postgres_server.py), started when a
+    test first needs it; the tests that need it skip without one, or fail with
+    TRIPLES_REQUIRE_POSTGRES=1 (set by .ci/run)."""
+    from tests import postgres_server
+
+    reason = postgres_server.missing()
+    if reason is not None:
+        if postgres_server.REQUIRED:
+            pytest.fail(f"PostgreSQL is required (TRIPLES_REQUIRE_POSTGRES=1) but cannot run: {reason}", pytrace=False)
+        pytest.skip(f"PostgreSQL tests skipped: {reason}")
+    server = postgres_server.start()
+    try:
+        yield server
+    finally:
+        from triples.store import close_pools
+
+        close_pools()
+        postgres_server.stop(server)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A ``--db`` for a new store, on each backend in turn: a SQLite file that does not exist
+    yet, or the URL of a new empty PostgreSQL database."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "store.db")
+        return
+    server: Cluster = request.getfixturevalue("postgres")
+    yield server.new_database()
+    from triples.store import close_pools
+
+    close_pools()  # this process's connections to the test's database

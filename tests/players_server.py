@@ -51,7 +51,8 @@ class Days:
     yesterday: SecretDeal
 
 
-def make_store(path: Path) -> Days:
+def make_store(path: Path | str) -> Days:
+    """``path``: a SQLite file, or a PostgreSQL database's URL."""
     days = Days(
         today=secret_of(day(0), "classic", "todayclass", list(SEED1), "medium"),
         today_sum15=secret_of(day(0), "sum15", "todaysum15", seed_deck(2, "sum15"), "easy"),
@@ -124,7 +125,7 @@ class Client:
         self.connection.close()
 
 
-def start(db: Path, *options: str, workers: int = 1) -> tuple[subprocess.Popen[bytes], int]:
+def start(db: Path | str, *options: str, workers: int = 1) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "triples", "serve", "--port", str(port), "--db", str(db), "--no-access-log",

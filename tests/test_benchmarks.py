@@ -15,8 +15,12 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.postgres_server import Cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = ROOT / "benchmarks"
@@ -76,6 +80,21 @@ def run_script(arguments: list[str]) -> subprocess.CompletedProcess[str]:
         timeout=120,
         cwd=ROOT,
     )
+
+
+def test_smoke_players_on_postgresql_with_two_hosts(postgres: Cluster) -> None:
+    done = run_script(
+        ["players.py", "--players", "4", "--workers", "", "--pace", "40", "--db", postgres.url("postgres")]
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode in (0, 1), done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines if line.startswith("postgresql, ")] == [
+        "postgresql, 2 hosts x workers 1, flat out"
+    ] * 2 + ["postgresql, 2 hosts x workers 1, paced at 40 moves/s"] * 2
+    assert not any(line.startswith("sqlite") for line in lines)
+    assert re.match(r"^goal: 200 players, .*: (all requirements met|not met: .*)$", lines[-1])
+    assert postgres.psql("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'players_bench%'") == "0\n"
 
 
 @pytest.mark.parametrize(("arguments", "last_line"), SHORT_RUNS)

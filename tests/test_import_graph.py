@@ -18,10 +18,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "triples"
 LINES = 420  # "about 400"
 # Files allowed past it, and why.
-LONG_FILES: dict[str, str] = {
-    "store.py": "the one module that holds the schema and every SQL statement, so that moving the store to "
-    "another database is reading and porting one file",
-}
+LONG_FILES: dict[str, str] = {}
 
 # Each layer, and the layers it may import (itself always allowed).
 LAYERS: dict[str, frozenset[str]] = {
@@ -29,7 +26,7 @@ LAYERS: dict[str, frozenset[str]] = {
     "model": frozenset({"support"}),
     "engines": frozenset({"support", "model"}),
     "games": frozenset({"support"}),
-    "store": frozenset({"support", "root"}),
+    "store": frozenset({"support", "root"}),  # the root for its version only
     "interpreter": frozenset({"support", "model", "engines", "games"}),
     "kit": frozenset({"support", "model", "root"}),
     "door": frozenset({"support", "model", "engines", "games", "store", "interpreter", "kit", "root"}),
@@ -70,8 +67,8 @@ def layer_of(name: str) -> str:
         return "root" if name == "triples" else "door"
     if name == "triples.api":
         return "interpreter"
-    if name == "triples.store":
-        return "store"
+    if name == "triples.store" or name.startswith("triples.store."):
+        return "store"  # the package: the schema and every SQL statement, on SQLite and PostgreSQL
     if name == "triples.compat":
         return "door"
     part = name.split(".")[1]

@@ -15,7 +15,7 @@ import shutil
 import sqlite3
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
@@ -27,6 +27,9 @@ from triples.doors.rating.seed_rows import rate_batch
 from triples.doors.rating.store_backed import provenance_of
 from triples.model.variants import parse_variant
 from triples.store import open_store
+
+if TYPE_CHECKING:
+    from tests.postgres_server import Cluster
 
 # Monday to Sunday; a week needs one hard deal, two medium and four easy.
 WEEK = "easy,medium,easy,medium,easy,easy,hard"
@@ -323,6 +326,20 @@ def test_list_refuses_in_one_line_and_creates_no_store(
     status = cli.main(["calendar", "--start", START, "--days", "3", "--list", *args])
     assert (status, capsys.readouterr().err) == (2, f"triples calendar: error: {message}\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_list_on_postgresql_reads_a_store_and_never_makes_one(
+    capsys: pytest.CaptureFixture[str], postgres: Cluster
+) -> None:
+    db = postgres.new_database()
+    base = ["--variant", "pairs", "--db", db, "--start", START, "--days", "3"]
+    status = cli.main(["calendar", *base, "--list"])
+    message = f"--db {db}: no such store (--list reads one, it never makes one)"
+    assert (status, capsys.readouterr().err) == (2, f"triples calendar: error: {message}\n")
+    assert postgres.psql("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'", db) == "0\n"
+    _, published, _ = calendar(capsys, *base, "--pattern", "easy")
+    status, listed, _ = calendar(capsys, *base, "--list")
+    assert status == 0 and [{k: v for k, v in row.items() if k != "table"} for row in listed] == published
 
 
 def test_a_run_that_leaves_dates_empty_between_published_days_warns(

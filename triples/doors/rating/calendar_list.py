@@ -13,10 +13,10 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import os
 import sys
 from collections.abc import Mapping
 from datetime import date
+from functools import partial
 from typing import Any
 
 import orjson
@@ -25,7 +25,7 @@ from triples.doors.kit.exits import EXIT_OK, BadInput
 from triples.doors.rating import runs, store_backed
 from triples.model.deal import deal
 from triples.model.variants import parse_variant
-from triples.store import Deal, SecretDeal
+from triples.store import Deal, SecretDeal, shown, store_exists
 
 SEED_COLUMNS = ("date", "variant", "seed", "band", "best", "fair", "p_random", "table")
 SECRET_COLUMNS = ("date", "variant", "deal", "band", "best", "fair", "p_random", "table")
@@ -35,8 +35,8 @@ def list_days(args: argparse.Namespace, dates: list[date]) -> int:
     variant = runs.variant_of(args.variant)
     if args.db is None:
         raise BadInput("--list shows the calendar kept in a store: give --db FILE")
-    if not os.path.exists(args.db):
-        raise BadInput(f"--db {args.db}: no such store (--list reads one, it never makes one)")
+    if not store_backed.in_store(partial(store_exists, args.db)):
+        raise BadInput(f"--db {shown(args.db)}: no such store (--list reads one, it never makes one)")
     with store_backed.opened(args.db) as store:
         assert store is not None
         kept: Mapping[str, Deal | SecretDeal] = store_backed.in_store(

@@ -74,7 +74,7 @@ def add_format_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_db_option(parser: argparse.ArgumentParser, help: str = store_backed.DB_HELP) -> None:
-    parser.add_argument("--db", metavar="FILE", help=help)
+    parser.add_argument("--db", metavar="DB", help=help)
 
 
 def add_scheduler_options(parser: argparse.ArgumentParser) -> None:

@@ -1,4 +1,4 @@
-"""``--db FILE``: rows from the ratings store (triples.store), rating only the seeds it lacks.
+"""``--db``: rows from the ratings store (triples.store), rating only the seeds it lacks.
 
 ``backed(executor, store)`` wraps any executor: each batch of seeds is looked up in the store
 first, only the seeds it lacks go to the executor, and their rows are added to the store as they
@@ -31,7 +31,10 @@ from triples.doors.rating.rows import PROVENANCE_COLUMNS, RateOptions, Row, inst
 from triples.store import Provenance, Store, StoreError, open_store
 
 T = TypeVar("T")
-DB_HELP = "keep rated rows in this SQLite store (created when missing) and reuse the rows it holds"
+DB_HELP = (
+    "keep rated rows in this store and reuse the rows it holds: a SQLite file (created when missing) "
+    "or a postgresql:// URL"
+)
 # Stored seeds in a row past which the executor is drained and the rest answered from the store.
 STORED_STRETCH = 10 * MAX_BATCH
 

@@ -2,8 +2,8 @@
 ``GET /`` and the OpenAPI page at ``GET /docs``.
 
 ``create_app(settings)`` builds an independent application from its settings; nothing here is
-module state, so tests can build apps with other limits side by side. ``default_app`` is the
-zero-argument factory uvicorn imports by name (it needs a name to start several workers).
+module state, so tests can build apps with other limits side by side. ``factory.default_app``
+is the zero-argument factory uvicorn imports by name (it needs a name to start several workers).
 
 The three routes a client calls all the time (``/run``, ``/health``, ``/metrics``) are answered
 by ``Service`` straight from the ASGI messages; FastAPI answers the rest (pages, the OpenAPI
@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import gc
 import logging
 import math
 import os
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -34,7 +32,6 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from triples import __version__
-from triples.doors.kit.process import tune_for_the_engines
 from triples.doors.service import daily, logs, players
 from triples.doors.service.answers import (
     QUICK_BODY_BYTES,
@@ -51,7 +48,7 @@ from triples.doors.service.answers import (
 )
 from triples.doors.service.gate import Gate, Overloaded
 from triples.doors.service.metrics import CONTENT_TYPE, MULTIPROCESS_VARIABLE, ServiceMetrics
-from triples.doors.service.settings import ServiceSettings, SettingsError, from_environment
+from triples.doors.service.settings import ServiceSettings
 from triples.interpreter.jsonio import dumps
 from triples.interpreter.session import OPERATIONS
 from triples.store import readable
@@ -59,7 +56,6 @@ from triples.support import caches
 from triples.support.deadline import Deadline
 
 JSON = "application/json"
-SWITCH_INTERVAL = 0.0005  # seconds
 STOPPING = "the service is stopping: its work was stopped"
 INTERNAL_ERROR = b'"error: internal error ('  # how a defect's answer begins, written as JSON
 STORE_CHECK_SECONDS = 1.0
@@ -382,47 +378,3 @@ def pages_app(service: Service) -> FastAPI:
 def create_app(settings: ServiceSettings) -> Service:
     """A new application serving the interpreter within ``settings``' limits."""
     return Service(settings)
-
-
-def tune_service_process() -> None:
-    """The service's process settings, applied by the parent and by every worker it starts.
-
-    A search in a worker thread holds the GIL until the interpreter asks it to let go, every
-    switch interval (5 ms by default); the event loop needs the GIL for every step of every
-    request, so a shorter interval is what keeps quick requests quick beside a long search.
-    """
-    sys.setswitchinterval(SWITCH_INTERVAL)
-    tune_for_the_engines()
-
-
-def with_cors(service: Service, origins: tuple[str, ...]) -> Any:
-    """``service`` answering browsers on the pages of ``origins`` too (``--cors-origin``): their
-    requests get the CORS headers, their preflights an answer; other origins get neither."""
-    if not origins:
-        return service
-    from starlette.middleware.cors import CORSMiddleware
-
-    return CORSMiddleware(
-        service,
-        allow_origins=list(origins),
-        allow_methods=["GET", "POST"],
-        allow_headers=["Authorization", "Content-Type", logs.REQUEST_ID_HEADER],
-        expose_headers=[logs.REQUEST_ID_HEADER, "Retry-After"],
-        max_age=600,
-    )
-
-
-def default_app() -> Any:
-    """The application with its settings from the environment (``settings.from_environment``:
-    ``triples serve`` sets the variables), for ``uvicorn triples.doors.service.app:default_app --factory``."""
-    tune_service_process()  # each worker process applies the service's own settings
-    try:
-        settings = from_environment()
-    except SettingsError as exc:  # triples serve checks them first: this is uvicorn started by hand
-        raise SystemExit(f"triples: error: {exc}") from None
-    app = with_cors(create_app(settings), settings.cors_origins)
-    # What start-up made (modules, the application) lives as long as the process: out of the
-    # garbage collector's way, its full collections (which hold the interpreter's lock, and so
-    # the event loop) walk only what requests made.
-    gc.freeze()
-    return app

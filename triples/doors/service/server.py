@@ -11,12 +11,12 @@ from contextlib import contextmanager
 import uvicorn
 
 from triples.doors.service import logs
-from triples.doors.service.app import tune_service_process
+from triples.doors.service.factory import tune_service_process
 from triples.doors.service.metrics import MULTIPROCESS_VARIABLE
 from triples.doors.service.protocol import Protocol
 from triples.doors.service.settings import ServiceSettings, variables
 
-APP_FACTORY = "triples.doors.service.app:default_app"  # by name: uvicorn's workers import it themselves
+APP_FACTORY = "triples.doors.service.factory:default_app"  # by name: uvicorn's workers import it themselves
 # Seconds a stopping server waits for the requests under way before it stops them (their work
 # ends at its next look at the clock), so that SIGTERM or Ctrl-C ends it within a few seconds.
 SHUTDOWN_GRACE = 2.0

@@ -91,12 +91,20 @@ def yes_no(text: str) -> bool:
 
 
 def store(text: str) -> str:
-    """A store the service serves: a file that exists (the service never makes one) or a URL."""
-    if "://" in text:
-        return text
-    if not os.path.exists(text):
-        raise argparse.ArgumentTypeError(f"{text}: no such store (triples calendar --db {text} makes one)")
-    return os.path.abspath(text)
+    """A store the service serves, which must exist (the service never makes one): a SQLite
+    file, or a database at a ``postgresql://`` URL that holds a store. Its name as every
+    process must be given it (a file by its absolute path)."""
+    from triples.store import StoreError, db_for_processes, shown, store_exists
+
+    try:
+        exists = store_exists(text)
+    except StoreError as exc:  # the store's line names it as "--db NAME: ...": here it is the value's
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--db ")) from None
+    if not exists:
+        raise argparse.ArgumentTypeError(
+            f"{shown(text)}: no such store (triples calendar --db {shown(text)} makes one)"
+        )
+    return db_for_processes(text)
 
 
 @dataclass(frozen=True)
