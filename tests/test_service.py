@@ -30,6 +30,7 @@ from triples import __version__, run
 from triples.doors import cli
 from triples.doors.service import ServiceSettings, answers, create_app
 from triples.doors.service import app as service_app
+from triples.doors.service import pages as service_pages
 from triples.interpreter.operations import OPERATIONS, Args, Operation
 
 MIB = 1024 * 1024
@@ -343,12 +344,14 @@ def test_the_explorer_needs_nothing_from_outside() -> None:
         # The only URL in the files is the SVG namespace of the inline favicon, never fetched.
         assert text.replace("http://www.w3.org/2000/svg", "").count("http") == 0, path.name
         assert "@import" not in text and "//cdn" not in text, path.name
-    # The scripts reach the service only through explorer.js: POST run, and getJSON for a
-    # path of the service itself (the daily deal), every one relative to the page, so the
-    # explorer works wherever it is served (behind a proxy at /triples/, say).
+    # The scripts reach the service only through two doors: explorer.js's POST run (the
+    # explorer's own views), and common.js's requests to a path of the service itself (the daily
+    # deal, the players' game), every one relative to the page, so the explorer works wherever
+    # it is served (behind a proxy at /triples/, say).
     scripts = {path.name: path.read_text() for path in static.glob("*.js")}
-    assert [name for name, text in scripts.items() if "fetch(" in text] == ["explorer.js"]
-    assert re.findall(r"fetch\(([^,)]*)", scripts["explorer.js"]) == ['"run"', "path"]
+    assert sorted(name for name, text in scripts.items() if "fetch(" in text) == ["common.js", "explorer.js"]
+    assert re.findall(r"fetch\(([^,)]*)", scripts["explorer.js"]) == ['"run"']
+    assert re.findall(r"fetch\(([^,)]*)", scripts["common.js"]) == ["path"]
     page = (static / "index.html").read_text()
     assert re.findall(r'(?:src|href)="(/[^"]*)"', page) == []  # no absolute address in the page
     paths = [path for text in scripts.values() for path in re.findall(r"getJSON\(([^)]*)\)", text)]
@@ -547,7 +550,7 @@ def test_the_docs_page_and_its_assets_are_served_from_packages(client: TestClien
     page = client.get("/docs")
     assert page.status_code == 200
     assert "http" not in page.text.replace("http-equiv", "")  # every URL on the page is this service's
-    for name, media_type in service_app.DOCS_ASSETS.items():
+    for name, media_type in service_pages.DOCS_ASSETS.items():
         asset = client.get(f"/docs/assets/{name}")
         assert (asset.status_code, asset.headers["content-type"]) == (200, media_type)
         assert f'"docs/assets/{name}"' in page.text  # relative to the page: it works at a prefix too

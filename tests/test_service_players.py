@@ -129,7 +129,9 @@ def test_an_attempt_starts_once_and_shows_no_stock_card(game: tuple[int, Path, D
         "over": False,
         "turn": 0,
         "moves": [],
-    }
+        "rules": {"name": "classic", "slots": 10, "per_move": 3, "target": 20, "deck": "standard",
+                  "court": [10, 10, 10], "suits": 4},
+    }  # fmt: skip
     again = client.send("POST", "/play")  # no body at all counts as {}
     assert (again.status, again.body) == (200, first.body)
     other = client.send("POST", "/play", {"variant": "sum15"})

@@ -14,25 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import hmac
 import logging
 import math
-import os
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
-from importlib import resources
 from time import perf_counter
 from typing import Any
 
-import fastapi_offline
-from fastapi import FastAPI, Request
-from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException
 
 from triples import __version__
-from triples.doors.service import daily, logs, players
+from triples.doors.service import logs, players
 from triples.doors.service.answers import (
     QUICK_BODY_BYTES,
     Answering,
@@ -47,7 +40,8 @@ from triples.doors.service.answers import (
     read_body,
 )
 from triples.doors.service.gate import Gate, Overloaded
-from triples.doors.service.metrics import CONTENT_TYPE, MULTIPROCESS_VARIABLE, ServiceMetrics
+from triples.doors.service.metrics import CONTENT_TYPE, ServiceMetrics
+from triples.doors.service.pages import pages_app
 from triples.doors.service.settings import ServiceSettings
 from triples.interpreter.jsonio import dumps
 from triples.interpreter.session import OPERATIONS
@@ -59,41 +53,11 @@ JSON = "application/json"
 STOPPING = "the service is stopping: its work was stopped"
 INTERNAL_ERROR = b'"error: internal error ('  # how a defect's answer begins, written as JSON
 STORE_CHECK_SECONDS = 1.0
+METRICS_TOKEN_NEEDED = "GET /metrics needs Authorization: Bearer TOKEN (triples serve --metrics-token)"
 log = logging.getLogger("triples.service")
-
-# The explorer's files: name in the URL -> (file in static/, media type).
-STATIC_FILES = {
-    "explorer.css": "text/css; charset=utf-8",
-    "explorer.js": "text/javascript; charset=utf-8",
-    "triples.js": "text/javascript; charset=utf-8",
-    "rules.js": "text/javascript; charset=utf-8",
-    "pyramid.js": "text/javascript; charset=utf-8",
-    "quartets.js": "text/javascript; charset=utf-8",
-    "challenge.js": "text/javascript; charset=utf-8",
-}
-# The OpenAPI page's files, from the fastapi-offline package: served here, never from a CDN.
-DOCS_ASSETS = {
-    "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
-    "swagger-ui.css": "text/css; charset=utf-8",
-    "favicon.png": "image/png",
-}
-RUN_EXAMPLE = [["new", "g", 1], ["play", "g", [0, 2, 5]], ["status", "g"]]
 
 Message = MutableMapping[str, Any]
 Send = Callable[[Message], Awaitable[None]]
-
-
-def json_response(content: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    # The same writer as `triples run`: the body of POST /run is byte for byte what it prints.
-    return Response(dumps(content), status_code=status, media_type=JSON, headers=headers)
-
-
-def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    return json_response({"error": message}, status, headers)
-
-
-def package_file(package: Any, *path: str) -> bytes:
-    return resources.files(package).joinpath(*path).read_bytes()
 
 
 class Service:
@@ -132,12 +96,12 @@ class Service:
             await send(message)
 
         try:
-            if path == "/run" and method == "POST":
+            if path == "/run" and method == "POST" and not self.settings.public:
                 await self.answer_run(scope, receive, send_noting_status)
             elif path == "/health" and method == "GET":
                 await self.answer_health(send_noting_status)
-            elif path == "/metrics" and method == "GET":
-                await respond(send_noting_status, 200, metrics.text(), CONTENT_TYPE.encode())
+            elif path == "/metrics" and method == "GET" and self.metrics_allowed:
+                await self.answer_metrics(scope, send_noting_status)
             elif path.startswith(players.PREFIXES) and self.players.answers(method, path):
                 await self.answer_players(scope, receive, send_noting_status, path)
             else:
@@ -151,6 +115,23 @@ class Service:
             if logs.ACCESS.isEnabledFor(logging.INFO):
                 logs.log_access(method, path, status, seconds, request_id)
             logs.end_request(token)
+
+    @property
+    def metrics_allowed(self) -> bool:
+        """The team's service always has ``/metrics``; the public one only behind a token."""
+        return not self.settings.public or self.settings.metrics_token is not None
+
+    async def answer_metrics(self, scope: Scope, send: Send) -> None:
+        token = self.settings.metrics_token
+        if token is not None:
+            given = dict(scope["headers"]).get(b"authorization", b"")
+            if not hmac.compare_digest(given, b"Bearer " + token.encode()):
+                message = dumps(
+                    {"error": "GET /metrics needs Authorization: Bearer TOKEN (triples serve --metrics-token)"}
+                )
+                await respond(send, 401, message, extra={"www-authenticate": "Bearer"})
+                return
+        await respond(send, 200, self.metrics.text(), CONTENT_TYPE.encode())
 
     async def answer_health(self, send: Send) -> None:
         """``{"ok": true, "version"}``, or with a store that cannot be read now, ``503``
@@ -270,109 +251,6 @@ async def respond(
     headers += [(name.encode(), value.encode()) for name, value in (extra or {}).items()]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
-
-
-@asynccontextmanager
-async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    yield
-    if os.environ.get(MULTIPROCESS_VARIABLE):  # this process's live gauges leave the sums
-        from prometheus_client import multiprocess
-
-        multiprocess.mark_process_dead(os.getpid())  # type: ignore[no-untyped-call]
-
-
-def pages_app(service: Service) -> FastAPI:
-    """The FastAPI application: the pages, the OpenAPI schema and its page, the error shapes.
-
-    ``/run`` and ``/health`` are declared here too, for the schema (and for a caller that
-    mounts this application alone); ``Service`` answers them before they get here.
-    """
-    app = FastAPI(
-        lifespan=lifespan,
-        title="Triples",
-        redirect_slashes=False,  # /run/ is another path: a 404, not a redirect to follow
-        version=__version__,
-        description="The Triples interpreter over HTTP, and the deal explorer at `/`.",
-        docs_url=None,  # served below, with its scripts from this package instead of a CDN
-        redoc_url=None,
-    )
-    pages = {"": package_file("triples.doors.service", "static", "index.html")}
-    pages |= {name: package_file("triples.doors.service", "static", name) for name in STATIC_FILES}
-
-    @app.exception_handler(Refused)
-    async def rejected(request: Request, exc: Refused) -> Response:
-        return error_response(exc.status, exc.message, exc.headers)
-
-    @app.exception_handler(HTTPException)
-    async def http_error(request: Request, exc: HTTPException) -> Response:
-        # The framework's own 404 and 405 (and any other HTTP error) in the service's shape.
-        message = {404: "not found", 405: "method not allowed"}.get(exc.status_code, str(exc.detail)).lower()
-        headers = dict(exc.headers) if exc.headers else None
-        return error_response(exc.status_code, f"{message}: {request.method} {request.url.path}", headers)
-
-    @app.exception_handler(Exception)
-    async def internal_error(request: Request, exc: Exception) -> Response:
-        # The details (which may name files on the server) go to the log, not to the client.
-        log.error("internal error answering %s %s", request.method, request.url.path, exc_info=exc)
-        return error_response(500, f"internal error ({type(exc).__name__})")
-
-    @app.post(
-        "/run",
-        summary="Apply operations in a fresh session, like run()",
-        response_description="The outputs, one per operation: exactly what run() returns",
-        openapi_extra={
-            "requestBody": {
-                "required": True,
-                "content": {JSON: {"schema": {"type": "array", "items": {}}, "example": RUN_EXAMPLE}},
-            }
-        },
-    )
-    async def run_operations(request: Request) -> Response:
-        # The same limit as the route Service answers itself: wherever /run is mounted.
-        body = await read_body(request.scope, request.receive, service.settings.max_body_bytes)
-        return Response(await service.outputs(body), media_type=JSON)
-
-    @app.get("/health", summary="Liveness and version")
-    async def health() -> Response:
-        return Response(service.health_body, media_type=JSON)
-
-    @app.get("/metrics", summary="Counters in Prometheus's text format")
-    async def metrics() -> Response:
-        return Response(service.metrics.text(), media_type=CONTENT_TYPE)
-
-    @app.get("/", include_in_schema=False)
-    async def explorer() -> Response:
-        return Response(pages[""], media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
-
-    @app.get("/static/{name}", include_in_schema=False)
-    async def static_file(name: str) -> Response:
-        if name not in STATIC_FILES:
-            raise HTTPException(404)
-        return Response(pages[name], media_type=STATIC_FILES[name], headers={"Cache-Control": "no-cache"})
-
-    @app.get("/docs", include_in_schema=False)
-    async def docs() -> Response:
-        return get_swagger_ui_html(
-            # Relative to the page, so that it works behind a proxy at a prefix too.
-            openapi_url="openapi.json",
-            title="Triples: the HTTP interface",
-            swagger_js_url="docs/assets/swagger-ui-bundle.js",
-            swagger_css_url="docs/assets/swagger-ui.css",
-            swagger_favicon_url="docs/assets/favicon.png",
-            swagger_ui_parameters={"validatorUrl": None},  # else it may ask an outside validator
-        )
-
-    @app.get("/docs/assets/{name}", include_in_schema=False)
-    async def docs_asset(name: str) -> Response:
-        if name not in DOCS_ASSETS:
-            raise HTTPException(404)
-        # Read on request (they are large and rarely asked for); browsers may keep them a day.
-        content = package_file(fastapi_offline, "static", name)
-        return Response(content, media_type=DOCS_ASSETS[name], headers={"Cache-Control": "max-age=86400"})
-
-    daily.mount(app, service.settings.daily_db)
-    app.include_router(players.router(service.players))
-    return app
 
 
 def create_app(settings: ServiceSettings) -> Service:

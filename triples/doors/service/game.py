@@ -30,6 +30,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from triples.doors.service.daily import today
+from triples.interpreter.session import variant_rules
 from triples.model import rules
 from triples.model.cards import Card
 from triples.model.deal import explicit_deck
@@ -225,6 +226,9 @@ class Game:
             "over": not rules.has_legal_move(table),
             "turn": len(table.history()),
             "moves": [list(move) for move in table.history()],
+            # The variant's rules (cards a move, target, card values), so that a page needs no
+            # other door of the service to show them.
+            "rules": variant_rules(table.variant),
         }
 
     def leaderboard(self, store: Store, day: str, variant: str | None) -> dict[str, Any]:

@@ -53,6 +53,8 @@ class ServiceSettings(BaseModel):
     access_log: bool = True  # a line per request
     root_path: str = ""  # the prefix a reverse proxy serves the service under ("/triples")
     cors_origins: tuple[str, ...] = ()  # other sites whose pages may call the service
+    public: bool = False  # serve only what a player needs (the internet-facing service)
+    metrics_token: str | None = None  # GET /metrics needs it as a bearer token (public: off without one)
 
 
 def root_path(text: str) -> str:
@@ -79,6 +81,13 @@ def origins(text: str) -> tuple[str, ...]:
 def log_format(text: str) -> str:
     if text not in LOG_FORMATS:
         raise argparse.ArgumentTypeError(f"{text}: expected one of {', '.join(LOG_FORMATS)}")
+    return text
+
+
+def token(text: str) -> str:
+    """A bearer token: at least 16 printable characters, no space."""
+    if not re.fullmatch(r"[\x21-\x7e]{16,}", text):
+        raise argparse.ArgumentTypeError("expected a token of at least 16 printable characters, without spaces")
     return text
 
 
@@ -187,6 +196,12 @@ SETTINGS: tuple[Setting, ...] = (
              help="the path prefix a reverse proxy serves the service under, such as /triples"),
     _setting("cors_origins", origins, "--cors-origin", metavar="ORIGIN",
              help="an origin whose pages may call the service from the browser (repeatable)"),
+    _setting("metrics_token", token, "--metrics-token", metavar="TOKEN",
+             help="GET /metrics then needs Authorization: Bearer TOKEN (without it the public service has no "
+             "/metrics); prefer the variable, which ps does not show"),
+    _setting("public", yes_no, "--public",
+             help="serve only what a player needs, for the internet: the players' routes, /daily, /health and "
+             "the players' page at /; POST /run, the explorer and /metrics (without --metrics-token) are 404"),
     _setting("access_log", yes_no),
     _setting("max_body_bytes", options.positive_int),
     _setting("max_operations", options.non_negative_int),
@@ -206,8 +221,12 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         default = setting.default()
         shown = setting.written(default) if default not in (None, "", ()) else "none"
         help = f"{setting.help} (default: {shown}; or {setting.variable})"
+        if setting.field == "metrics_token":
+            help = f"{setting.help} (default: none; or {setting.variable})"
         if setting.field == "cors_origins":
             parser.add_argument(setting.option, action="append", metavar=setting.metavar, help=help, type=origin)
+        elif setting.field == "public":
+            parser.add_argument(setting.option, action="store_const", const=True, help=help)
         else:
             parser.add_argument(setting.option, metavar=setting.metavar, help=help, type=setting.parse)
 
@@ -221,7 +240,9 @@ def settings_of(args: argparse.Namespace | None, environ: Mapping[str, str]) -> 
     for setting in SETTINGS:
         given = None if args is None or setting.option is None else getattr(args, setting.dest, None)
         if given is not None:
-            value = tuple(given) if setting.field == "cors_origins" else given * setting.scale
+            value = tuple(given) if setting.field == "cors_origins" else given
+            if setting.scale != 1:
+                value *= setting.scale
         elif environ.get(setting.variable, ""):  # set and not empty (VAR= in a shell unsets it here)
             value = setting.read(environ[setting.variable])
         else:

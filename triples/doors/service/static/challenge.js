@@ -1,4 +1,5 @@
-// Today's challenge: the players' daily game, played on the server. The page asks a name the
+// Today's challenge: the players' daily game, played on the server (a view of the explorer, and the
+// whole of the public service's page, public.html). The page asks a name the
 // first time and keeps the player's token in this browser (localStorage); it plays only through
 // /play: it is shown the table, never the stock, and has no undo, hint or best. When the game is
 // over it shows the day's leaderboard. Names are the players' own text: shown as text, never as
@@ -21,14 +22,6 @@ function chSay(text) {
   showMessage($("ch-message"), text);
 }
 
-// The rules of the day's variant (cards per move, target, what J/Q/K are worth): from the
-// `variants` operation, which knows no deal, read once; a custom variant by its name.
-async function rulesOf(variant) {
-  if (!variants) variants = variantsByName((await post([["variants"]]))[0]);
-  const parsed = parseVariantName(variant);
-  if (!parsed) throw new Error(`variant '${variant}' is not one this page knows`);
-  return { ...variants[parsed.variant], ...(parsed.rules || {}) };
-}
 
 // ---------------------------------------------------------------- the requests
 
@@ -50,7 +43,6 @@ async function startAttempt() {
     return chSay("error: the service does not know this browser's player: choose a name to play");
   }
   if (!ok) return chSay(`error: ${answer.error}`);
-  challenge.rules = await rulesOf(answer.variant);
   await show(answer);
 }
 
@@ -74,6 +66,7 @@ async function playSelected() {
 
 async function show(state) {
   challenge.state = state;
+  challenge.rules = state.rules; // the day's rules come with the game: cards a move, target, card values
   challenge.selected = [];
   if (state.over) {
     const { ok, answer } = await getJSON(`leaderboard/${state.date}?variant=${encodeURIComponent(state.variant)}`);

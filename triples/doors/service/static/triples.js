@@ -3,8 +3,6 @@
 // (the `variants` operation) serve only to show k, the target and the sum of a selection.
 "use strict";
 
-const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const RED_SUITS = new Set(["H", "D"]);
 const GAME = "g";
 // The fields of a variant object, in the order a custom variant's name lists them.
 const RULE_FIELDS = ["slots", "per_move", "target", "deck", "court", "top_rank", "suits"];
@@ -50,10 +48,6 @@ function variantsByName(answer) {
   const byName = {};
   for (const { name, ...rules } of list) byName[name] = { court: null, top_rank: null, suits: 4, ...rules };
   return byName;
-}
-
-function columnsFor(slots) {
-  return slots <= 12 ? Math.max(1, Math.ceil(slots / 2)) : Math.ceil(Math.sqrt(slots));
 }
 
 // ---------------------------------------------------------------- talking to POST /run
