@@ -30,6 +30,7 @@ from triples.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     Attempt,
+    AuditRecord,
     Deal,
     PlayedMove,
     Player,
@@ -87,8 +88,8 @@ def test_a_new_store_is_made_on_first_use(store_db: str) -> None:
     with open_store(store_db) as store:
         assert store.count(CLASSIC, 0, 10) == 0
         assert list(store.rows(CLASSIC, 0, 10)) == []
-    assert marks(store_db) == (APPLICATION_ID, SCHEMA_VERSION) == (0x54524950, 2)
-    kept = ["attempts", "calendar", "moves", "players", "provenance", "rows", "secret_calendar"]
+    assert marks(store_db) == (APPLICATION_ID, SCHEMA_VERSION) == (0x54524950, 3)
+    kept = ["attempts", "audits", "calendar", "moves", "players", "provenance", "rows", "secret_calendar"]
     if is_url(store_db):
         assert tables(store_db) == sorted([*kept, "triples_store"])
     else:
@@ -146,11 +147,11 @@ def test_files_that_cannot_be_a_store_get_one_line(tmp_path: Path, capsys: pytes
     newer = tmp_path / "newer.db"
     open_store(str(newer)).close()
     with sqlite3.connect(newer) as db:
-        db.execute("PRAGMA user_version = 3")
+        db.execute("PRAGMA user_version = 4")
     expected = {
         text: f"--db {text} is not a SQLite database",
         other: f"--db {other} is a SQLite database but not a triples store",
-        newer: f"--db {newer} is a triples store of schema version 3; this triples 0.1.0 reads schema versions 1 to 2",
+        newer: f"--db {newer} is a triples store of schema version 4; this triples 0.1.0 reads schema versions 1 to 3",
         tmp_path
         / "no"
         / "such"
@@ -181,14 +182,14 @@ def test_databases_that_cannot_be_a_store_get_one_line(
     other, newer = postgres.new_database(), postgres.new_database()
     on_database(other, "CREATE TABLE t (x INTEGER)")
     open_store(newer).close()
-    on_database(newer, "UPDATE triples_store SET schema_version = 3")
+    on_database(newer, "UPDATE triples_store SET schema_version = 4")
     socket = f"{postgres.folder}/.s.PGSQL.5432"
     absent = postgres.url("nosuchdb")
     secret = absent.replace("postgres@", "ada:s3cret@")  # the password is never shown
     shown = absent.replace("postgres@", "ada:***@")
     expected = {
         other: f"--db {other} is a PostgreSQL database but not a triples store",
-        newer: f"--db {newer} is a triples store of schema version 3; this triples 0.1.0 reads schema versions 1 to 2",
+        newer: f"--db {newer} is a triples store of schema version 4; this triples 0.1.0 reads schema versions 1 to 3",
         absent: f'--db {absent}: cannot open: connection failed: connection to server on socket "{socket}" failed: '
         'FATAL: database "nosuchdb" does not exist',
         secret: f'--db {shown}: cannot open: connection failed: connection to server on socket "{socket}" failed: '
@@ -198,7 +199,7 @@ def test_databases_that_cannot_be_a_store_get_one_line(
     for db, message in expected.items():
         refused_in_one_line(db, message, capsys)
     assert tables(other) == ["t"]  # refused untouched
-    assert marks(newer) == (APPLICATION_ID, 3)
+    assert marks(newer) == (APPLICATION_ID, 4)
     monkeypatch.setitem(sys.modules, "psycopg", None)  # as without the postgres extra
     needs = "PostgreSQL needs the postgres extra (no module psycopg): pip install 'triples-solitaire[postgres]'"
     refused_in_one_line(newer, f"--db {newer}: {needs}", capsys)
@@ -375,7 +376,7 @@ def test_a_store_of_version_1_is_upgraded_in_place_keeping_everything(store_db: 
             "2026-01-05": Deal("2026-01-05", "classic", 7, "classic", "easy", 52, 52, 1.0)
         }
         assert store.add_player("Ada", "ada", "hash", 1) == Player(1, "Ada")
-    assert marks(store_db) == (APPLICATION_ID, SCHEMA_VERSION) == (APPLICATION_ID, 2)
+    assert marks(store_db) == (APPLICATION_ID, SCHEMA_VERSION) == (APPLICATION_ID, 3)
     open_store(store_db).close()  # and opened again as it is
 
 
@@ -504,3 +505,15 @@ def test_the_leaderboard_orders_cleared_then_seconds_then_finish(store_db: str) 
         ]
         assert store.leaderboard(SECRET.deal, 2).entries == board.entries[:2]
         assert store.leaderboard("other", 100).entries == []
+        # Audited attempts carry their verdict on the board; the first audit of one is kept.
+        finished = {entry.name: entry for entry in store.finished_attempts(SECRET.deal)}
+        assert sorted(finished) == ["a", "b", "c", "d"] and finished["a"].moves == ((0, 1, 2), (0, 1, 2))
+        store.keep_audits([
+            AuditRecord(finished["c"].attempt.id, 3, 2, 0.001, "suspect", 0.5, "0.1.0"),
+            AuditRecord(finished["a"].attempt.id, 2, 0, 1.0, "blind", None, "0.1.0"),
+        ])  # fmt: skip
+        store.keep_audits([AuditRecord(finished["c"].attempt.id, 3, 0, 1.0, "blind", None, "0.1.0")])
+        assert [(entry.name, entry.suspect) for entry in store.leaderboard(SECRET.deal, 100).entries] == [
+            ("c", True), ("d", None), ("b", None), ("a", False)
+        ]  # fmt: skip
+        assert store.audits_of(SECRET.deal)[finished["c"].attempt.id].verdict == "suspect"

@@ -23,13 +23,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
+from typing import Any
 
 import orjson
 
 from triples.store.connection import Connection
 from triples.store.records import (
     Attempt,
+    AuditRecord,
     Deal,
+    FinishedAttempt,
     Leaderboard,
     PlayedMove,
     Player,
@@ -308,6 +311,43 @@ class Store:
                 db.execute("INSERT INTO moves (attempt, turn, slots, played) VALUES (?, ?, ?, ?)", (attempt, *move))
         return bool(changed)
 
+    def finished_attempts(self, deal: str) -> list[FinishedAttempt]:
+        """Every finished attempt at ``deal`` with its player's name and its moves, in the
+        order they were started."""
+        query = (
+            f"SELECT {', '.join('attempts.' + c for c in ATTEMPT_COLUMNS.split(', '))}, players.name"
+            " FROM attempts JOIN players ON players.id = attempts.player"
+            " WHERE attempts.deal = ? AND attempts.finished IS NOT NULL ORDER BY attempts.started, attempts.id"
+        )
+        with self.failures():
+            found = self.connection.execute(query, (deal,)).fetchall()
+        attempts = []
+        for record in found:
+            attempt = Attempt(*record[:-1])
+            moves = tuple(played.slots for played in self.moves_of(attempt.id))
+            attempts.append(FinishedAttempt(attempt, record[-1], moves))
+        return attempts
+
+    def audits_of(self, deal: str) -> dict[int, AuditRecord]:
+        """The audits kept of ``deal``'s attempts, by attempt id."""
+        query = (
+            "SELECT audits.attempt, audits.moves, audits.sighted, audits.p, audits.verdict, audits.engine_match,"
+            " audits.version FROM audits JOIN attempts ON attempts.id = audits.attempt WHERE attempts.deal = ?"
+        )
+        with self.failures():
+            return {record[0]: AuditRecord(*record) for record in self.connection.execute(query, (deal,)).fetchall()}
+
+    def keep_audits(self, audits: Iterable[AuditRecord]) -> None:
+        """Keep audits of finished attempts; an attempt audited already keeps its first audit."""
+        records = [(a.attempt, a.moves, a.sighted, a.p, a.verdict, a.engine_match, a.version) for a in audits]
+        if records:
+            with self.transaction() as db:
+                db.executemany(
+                    "INSERT INTO audits (attempt, moves, sighted, p, verdict, engine_match, version)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    records,
+                )
+
     def leaderboard(self, deal: str, limit: int) -> Leaderboard:
         """How many started and finished ``deal``, and the first ``limit`` finished attempts: most
         cards cleared, then fewest milliseconds from the start to the last move, then earliest
@@ -317,10 +357,11 @@ class Store:
                 "SELECT count(*), count(finished) FROM attempts WHERE deal = ?", (deal,)
             ).fetchone()
             entries = [
-                Standing(*record)
+                standing_of(record)
                 for record in self.connection.execute(
                     "SELECT players.name, attempts.cleared, attempts.turn, attempts.last_move - attempts.started,"
-                    " attempts.finished FROM attempts JOIN players ON players.id = attempts.player"
+                    " attempts.finished, audits.verdict FROM attempts JOIN players ON players.id = attempts.player"
+                    " LEFT JOIN audits ON audits.attempt = attempts.id"
                     " WHERE attempts.deal = ? AND attempts.finished IS NOT NULL"
                     " ORDER BY attempts.cleared DESC, attempts.last_move - attempts.started, attempts.finished,"
                     " attempts.id LIMIT ?",
@@ -328,3 +369,9 @@ class Store:
                 ).fetchall()
             ]
         return Leaderboard(int(started), int(finished), entries)
+
+
+def standing_of(record: Any) -> Standing:
+    """A leaderboard's row: the attempt's standing, and its audit's verdict when it has one."""
+    name, cleared, moves, milliseconds, finished, verdict = record
+    return Standing(name, cleared, moves, milliseconds, finished, None if verdict is None else verdict == "suspect")

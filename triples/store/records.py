@@ -111,6 +111,30 @@ class Standing:
     moves: int
     milliseconds: int  # from the attempt's start to its last move
     finished: int
+    suspect: bool | None = None  # the attempt's audit: played as no blind player plays (None: not audited)
+
+
+@dataclass(frozen=True)
+class FinishedAttempt:
+    """A finished attempt with its player's name and its moves, as an audit judges it."""
+
+    attempt: Attempt
+    name: str
+    moves: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """What the audit of one finished attempt found (``triples audit``), kept so that it is
+    worked out once: an attempt's moves never change once it is finished."""
+
+    attempt: int
+    moves: int
+    sighted: int
+    p: float
+    verdict: str  # "blind" or "suspect"
+    engine_match: float | None
+    version: str  # of triples that audited it
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,14 @@ sorted on, which PostgreSQL compares byte by byte (``COLLATE "C"``) as SQLite do
 database's locale.
 
 Schema versions: version 1 held the rated rows and the seed calendars; version 2 added the
-players' game. ``UPGRADES[v]`` takes a store of version ``v`` to ``v + 1``; a new store is made
-at version 1 and upgraded, so that every store of a version has exactly the same tables.
+players' game; version 3 the audit of each finished attempt (was it played blind?).
+``UPGRADES[v]`` takes a store of version ``v`` to ``v + 1``; a new store is made at version 1
+and upgraded, so that every store of a version has exactly the same tables.
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION_ID = 0x54524950  # "TRIP": marks a database as a triples store
 
 DIALECTS: dict[str, dict[str, str]] = {
@@ -109,6 +110,18 @@ CREATE TABLE moves (
 );
 """
 
+VERSION_3 = """
+CREATE TABLE audits (
+    attempt {big} NOT NULL PRIMARY KEY REFERENCES attempts (id),
+    moves INTEGER NOT NULL,
+    sighted INTEGER NOT NULL,
+    p {real} NOT NULL,
+    verdict TEXT NOT NULL,
+    engine_match {real},
+    version TEXT NOT NULL
+);
+"""
+
 
 def schema(dialect: str) -> str:
     """The tables of schema version 1, as ``dialect`` spells them."""
@@ -117,7 +130,7 @@ def schema(dialect: str) -> str:
 
 def upgrades(dialect: str) -> dict[int, str]:
     """What each version adds to the one before it, as ``dialect`` spells it."""
-    return {1: VERSION_2.format(**DIALECTS[dialect])}
+    return {1: VERSION_2.format(**DIALECTS[dialect]), 2: VERSION_3.format(**DIALECTS[dialect])}
 
 
 def statements(script: str) -> list[str]:
