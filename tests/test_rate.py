@@ -27,11 +27,11 @@ import pytest
 from triples import __version__
 from triples.api import run
 from triples.doors import cli
+from triples.doors.kit.rows_file import Column, Csv, JsonLines, TextTable
 from triples.doors.rating import CORE_COLUMNS, Row, Summary, seed_rows, wilson_interval
 from triples.doors.rating import rows as rate_rows
 from triples.doors.rating.interrupts import NEVER
 from triples.doors.rating.rows import DIFFICULTY_COLUMNS, RECORD_COLUMNS, RateOptions, line_of, rate_columns
-from triples.doors.rating.rows_file import Column, Csv, JsonLines, TextTable
 from triples.doors.rating.runs import Request, executor_for
 from triples.engines import search
 from triples.engines.strategies import STRATEGIES

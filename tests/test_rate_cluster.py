@@ -278,16 +278,16 @@ def test_a_stop_keeps_the_rows_a_task_still_running_has_finished(
 ) -> None:
     """One task rates seeds 1-3 at once, then seed 0 for three seconds. A stop a second in
     yields rows 1-3, finished on the worker although the task's result never came."""
+    from triples.doors.kit.rows_file import Column
     from triples.doors.rating import rows as rate_rows
     from triples.doors.rating import seed_rows
     from triples.doors.rating.cluster import OnCluster
     from triples.doors.rating.interrupts import StopSignals
     from triples.doors.rating.rows import RateOptions
-    from triples.doors.rating.rows_file import Column
 
     def slow_seed_zero(add: bool) -> None:  # defined in here, so that Dask sends it to the workers by value
+        from triples.doors.kit.rows_file import Column
         from triples.doors.rating import rows
-        from triples.doors.rating.rows_file import Column
 
         if add:
             rows._COLUMNS["slow"] = Column("slow", bool, 4)

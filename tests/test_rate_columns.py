@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from triples.doors import cli
+from triples.doors.kit.rows_file import TextTable
 from triples.doors.rating import Row, Summary
 from triples.doors.rating.rows import (
     CORE_COLUMNS,
@@ -24,7 +25,6 @@ from triples.doors.rating.rows import (
 from triples.doors.rating.rows import (
     rate_columns as columns_named,
 )
-from triples.doors.rating.rows_file import TextTable
 from triples.doors.rating.seed_rows import rate_batch
 from triples.engines import difficulty, search
 from triples.engines.strategies import play_out, strategy_named

@@ -146,10 +146,10 @@ def test_a_signal_ignored_at_the_start_stays_ignored() -> None:
 def test_the_pool_hands_over_rows_finished_behind_a_slow_seed_on_a_stop(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seed 0 takes a minute; seeds 1-9 finish at once on the other worker. A stop after a
     second yields those nine (past the gap at seed 0), within a fraction of a second."""
+    from triples.doors.kit.rows_file import Column
     from triples.doors.rating import rows as rate_rows
     from triples.doors.rating import seed_rows
     from triples.doors.rating.executors import ProcessPool
-    from triples.doors.rating.rows_file import Column
 
     monkeypatch.setitem(rate_rows._COLUMNS, "slow", Column("slow", bool, 4))
     monkeypatch.setitem(

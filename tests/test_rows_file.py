@@ -13,7 +13,7 @@ import pytest
 
 from tests.test_service import ENV
 from triples.doors import cli
-from triples.doors.rating.rows_file import (
+from triples.doors.kit.rows_file import (
     LONGEST_LINE,
     Column,
     Csv,
@@ -81,7 +81,7 @@ def test_a_file_of_notes_is_refused_and_kept_byte_for_byte(name: str, notes: str
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_a_row_cut_by_a_kill_is_no_row_and_is_dropped_on_appending(name: str, tmp_path: Path) -> None:
-    from triples.doors.rating.rows_file import open_for_append
+    from triples.doors.kit.rows_file import open_for_append
 
     whole = written(name)
     cut = FORMATS[name].line(ROWS[0])[:9]

@@ -3,8 +3,7 @@ share. By concern:
 
 - ``rows``: what a rate row is (its columns, ``Row``, ``Provenance``); ``seed_rows``: how one
   seed is rated into one (the core columns, then ``fair``, ``p_random`` and ``band``);
-- ``rows_file``: the one layer for files of rows: columns, the table, jsonl and csv formats,
-  reading a file back to resume it; ``resume``: rate's rows file and what made it;
+- ``resume``: rate's rows file and what made it, over the kit's rows layer (``rows_file``);
 - ``runs``: the kit every rating command is built from (the shared options, the ``Request``,
   ``rating_run``: the store, stop signals, the executor and where rows go);
 - ``interrupts``: SIGINT, SIGTERM and SIGHUP noted and acted on between rows; workers that die

@@ -23,11 +23,11 @@ from typing import IO
 
 from triples.doors.kit import options
 from triples.doors.kit.exits import EXIT_OK, BadInput
+from triples.doors.kit.rows_file import RowsFormat
 from triples.doors.rating import plots, runs
 from triples.doors.rating.executors import Executor, batches
 from triples.doors.rating.interrupts import Stop, StopSignals
 from triples.doors.rating.rows import BAND, DIFFICULTY_COLUMNS, RateOptions, Row, line_of
-from triples.doors.rating.rows_file import RowsFormat
 from triples.doors.rating.seed_rows import has_random_play_chance
 from triples.doors.rating.summary import Summary
 from triples.engines.difficulty import BANDS

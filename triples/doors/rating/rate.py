@@ -13,11 +13,11 @@ import time
 from collections.abc import Iterator
 
 from triples.doors.kit.exits import EXIT_OK
+from triples.doors.kit.rows_file import RowsFormat
 from triples.doors.rating import plots, runs
 from triples.doors.rating.executors import batches
 from triples.doors.rating.interrupts import Stop, StopSignals
 from triples.doors.rating.rows import Row, line_of
-from triples.doors.rating.rows_file import RowsFormat
 from triples.doors.rating.summary import Summary, speed_line
 
 # Shown by ``triples rate --help`` (the command line finds them here by the module's name).

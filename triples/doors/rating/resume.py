@@ -6,7 +6,7 @@ Every kept row ends with the columns ``variant``, ``strategy``, ``analyses`` and
 what made it, and files can be concatenated or loaded into one store keyed by those columns.
 
 ``check_resume(path, expected, fmt, columns)`` is what rate and pick call before appending: it
-reads the file without changing it (``triples.doors.rating.rows_file``) and returns its rows,
+reads the file without changing it (``triples.doors.kit.rows_file``) and returns its rows,
 or raises ``ResumeRefused`` naming what differs. Only appending (``open_for_append``) mends a
 last line a killed run left unfinished, so a refused or read-only resume leaves the file byte
 for byte.
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from triples.doors.kit.rows_file import Column, ResumeRefused, RowsFile, RowsFormat, read_rows_file
+from triples.doors.kit.rows_file import open_for_append as open_for_append  # re-exported: rate's rows file
 from triples.doors.rating.rows import COLUMNS, PROVENANCE_COLUMNS, Provenance, Row, is_column_list, rate_columns
-from triples.doors.rating.rows_file import Column, ResumeRefused, RowsFile, RowsFormat, read_rows_file
-from triples.doors.rating.rows_file import open_for_append as open_for_append  # re-exported: rate's rows file
 
 
 @dataclass(frozen=True)

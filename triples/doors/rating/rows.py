@@ -3,7 +3,7 @@
 Every row has the core columns; ``--fair`` and ``--difficulty`` add the opt-in columns ``fair``,
 ``p_random`` and ``band`` (computed by ``triples.doors.rating.seed_rows``); every kept row ends
 with what made it (``Provenance``). All of them are declared here, once, in ``COLUMNS``: the
-formats of ``triples.doors.rating.rows_file`` write whichever of them a run asks for.
+formats of ``triples.doors.kit.rows_file`` write whichever of them a run asks for.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, cast
 
-from triples.doors.rating.rows_file import Column, RowsFormat, Value, format_named
+from triples.doors.kit.rows_file import Column, RowsFormat, Value, format_named
 
 # The one record of what made a row; re-exported, as rate names it with the rows.
 from triples.store import PROVENANCE_COLUMNS as PROVENANCE_COLUMNS

@@ -25,6 +25,7 @@ from tqdm import tqdm
 from triples.doors.kit import options
 from triples.doors.kit.exits import BadInput
 from triples.doors.kit.install import install_hint
+from triples.doors.kit.rows_file import FORMATS, RowsFile
 from triples.doors.kit.variant_option import variant_help, variant_of_option
 from triples.doors.rating import plots, store_backed
 from triples.doors.rating.executors import Executor, batch_size_for, pool_of
@@ -42,7 +43,6 @@ from triples.doors.rating.rows import (
     rate_format,
     record_columns,
 )
-from triples.doors.rating.rows_file import FORMATS, RowsFile
 from triples.doors.rating.seed_rows import has_random_play_chance
 from triples.engines.strategies import DEFAULT_STRATEGY, STRATEGIES, strategy_named
 from triples.model.variant import Variant

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from types import MappingProxyType
 
+from triples.doors.kit.rows_file import Value
 from triples.doors.rating.rows import (
     BAND,
     FAIR,
@@ -25,7 +26,6 @@ from triples.doors.rating.rows import (
     installed_version,
     row_values,
 )
-from triples.doors.rating.rows_file import Value
 from triples.engines import search
 from triples.engines.strategies import Strategy, play_out, strategy_named
 from triples.model.deal import seeded

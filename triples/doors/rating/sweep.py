@@ -20,11 +20,11 @@ from dataclasses import dataclass, replace
 from typing import IO
 
 from triples.doors.kit.exits import EXIT_OK, BadInput
+from triples.doors.kit.rows_file import Column, RowsFile, RowsFormat, format_named, open_for_append
 from triples.doors.rating import plots, runs
 from triples.doors.rating.executors import Executor, batches
 from triples.doors.rating.interrupts import Stop, StopSignals
 from triples.doors.rating.rows import DIFFICULTY_COLUMNS, FAIR_COLUMNS, RateOptions
-from triples.doors.rating.rows_file import Column, RowsFile, RowsFormat, format_named, open_for_append
 from triples.doors.rating.summary import Summary, speed_line
 from triples.doors.rating.sweep_rows import (
     MEASURES,

@@ -7,7 +7,7 @@ win rate and its 95% Wilson interval; with ``--difficulty`` the share of each ba
 the seed range and the version of triples close the row, so that a file resumed with other ones
 is refused.
 
-The three formats of every rows file (``triples.doors.rating.rows_file``: jsonl, csv, table)
+The three formats of every rows file (``triples.doors.kit.rows_file``: jsonl, csv, table)
 write these rows; every one can be read back, which is how ``--out`` resumes by rule set.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from triples import __version__
 from triples.doors.kit.exits import BadInput
-from triples.doors.rating.rows_file import Column, RowsFile, RowsFormat, Value, Wording, read_rows_file
+from triples.doors.kit.rows_file import Column, RowsFile, RowsFormat, Value, Wording, read_rows_file
 from triples.doors.rating.summary import Summary, wilson_interval
 from triples.engines.difficulty import BANDS
 from triples.model.variant import Variant
