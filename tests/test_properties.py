@@ -405,7 +405,7 @@ SAMPLE_OPERATIONS = {
     "variants": ["variants"],
     **{
         name: [name, "g"]
-        for name in ["table", "status", "history", "moves", "undo", "best", "solve", "fair_move", "rating"]
+        for name in ["table", "status", "history", "moves", "undo", "best", "solve", "fair_move", "rating", "audit"]
     },
 }
 DEFECTS = [

@@ -26,6 +26,7 @@ USAGE = {
     "bestrun": 'error: usage: ["bestrun", config]',
     "fair_move": 'error: usage: ["fair_move", id]',
     "rating": 'error: usage: ["rating", id]',
+    "audit": 'error: usage: ["audit", id]',
     "variants": 'error: usage: ["variants"]',
 }
 
