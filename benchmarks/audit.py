@@ -46,7 +46,7 @@ from triples.model.deal import seeded
 from triples.model.variants import parse_variant
 
 VARIANTS = ("classic", "sum15", "quads")
-CANDIDATES = (0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2)  # thresholds the rates are also shown at
+CANDIDATES = (0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.07, 0.1, 0.15, 0.2)  # thresholds the rates are also shown at
 FALSE_POSITIVES_ALLOWED = 0.01
 DETECTION_REQUIRED = 0.5
 FAIR_GAMES_ALLOWED = 5.0

@@ -22,6 +22,11 @@ BENCHMARKS = ROOT / "benchmarks"
 LIBRARIES = {"common.py", "naive.py", "processes.py"}  # imported by the scripts, not run
 
 SHORT_RUNS = [
+    pytest.param(
+        ["audit.py", "--games", "2", "--variant", "sum15", "--deals", "3", "--attempts", "2"],
+        r"all requirements met|^FAIL ",
+        id="audit",
+    ),
     pytest.param(["batch.py", "--ops", "200", "--rounds", "1"], r"requirement >= 20,000 ops/s", id="batch"),
     pytest.param(["best.py", "--seeds", "3", "--variant", "classic"], r"all requirements met|not met", id="best"),
     pytest.param(

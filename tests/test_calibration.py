@@ -187,3 +187,12 @@ def test_a_reliability_diagram_is_drawn(tmp_path: Path, suffix: str) -> None:
     reliability.draw(str(path), {"synthetic": calibration.reliability(deals, fit)}, "synthetic players")
     head = path.read_bytes()[:8]
     assert head.startswith(b"\x89PNG") if suffix == ".png" else b"<?xml" in head or b"<svg" in head
+
+
+def test_the_diagram_of_deals(tmp_path: Path) -> None:
+    path = tmp_path / "deals.png"
+    reliability.draw_deals(str(path), population(0.0, 1.0, deals=50, attempts=5), "random players")
+    assert path.read_bytes().startswith(b"\x89PNG")
+    # No map to fit: binned by p_random itself.
+    reliability.draw_deals(str(path), [deal(0.5, 1, 2)], "one deal")
+    assert path.read_bytes().startswith(b"\x89PNG")

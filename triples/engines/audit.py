@@ -52,16 +52,15 @@ Verdict = Literal["blind", "suspect"]
 # A game whose ``p`` is below its variant's threshold is ``suspect``: each was chosen so that
 # the blind players of ``benchmarks/audit.py`` are suspect in under 1% of their games on seeds
 # the choice was not made on (docs/audit.md); rule sets of one's own get ``SUSPECT_BELOW``.
-THRESHOLDS: dict[str, float] = {"classic": 0.1, "sum15": 0.05, "quads": 0.02}
+THRESHOLDS: dict[str, float] = {"classic": 0.1, "sum15": 0.04, "quads": 0.02}
 SUSPECT_BELOW = 0.01
 # Orders kept for every deviation at first; while the verdict could still change, the count is
 # doubled, up to ``SIGHTED_ORDERS`` for a sighted deviation and ``OTHER_ORDERS`` for another.
-ORDERS = 50
+ORDERS = 100
 SIGHTED_ORDERS = 800
 OTHER_ORDERS = 400
-# Orders drawn for one deviation at most, per order it wants kept: with earlier sighted
-# deviations to agree with, fewer are kept when few agree (a smaller pool only tells less).
-DRAWS_PER_KEPT = 5
+# Orders drawn for a sighted deviation held to earlier ones, at most, per order of the first round.
+DRAWS_PER_KEPT = 2
 # Mixed into the position's seed so that the audit's orders are never the fair player's own.
 ORDERS_SALT = 0xA0D17
 
@@ -101,7 +100,11 @@ class Decision:
 
 @dataclass(frozen=True)
 class Audit:
+    """A game's audit: ``as_json`` is what ``["audit", id]`` answers, ``row`` a line of a day's
+    audit of finished attempts."""
+
     moves: int
+    cleared: int
     decisions: tuple[Decision, ...]
     kept_best: bool  # the game kept the deal's best within reach to its end
     p: float
@@ -132,6 +135,10 @@ class Audit:
             "verdict": self.verdict,
             "engine_match": self.engine_match,
         }
+
+    def row(self, name: str) -> dict[str, Any]:
+        """The attempt's row in a day's audit: the player's name, the cards cleared, then ``as_json``."""
+        return {"name": name, "cleared": self.cleared, **self.as_json()}
 
 
 @dataclass(frozen=True)
@@ -175,7 +182,9 @@ def audit_line(
     p = 1.0
     if kept_best and any(d.sighted for d in decisions):
         decisions, p = drawn(variant, table.deck_values, decisions, seen, precise or (below, below))
-    return Audit(moves=count, decisions=tuple(decisions), kept_best=kept_best, p=p, threshold=below)
+    return Audit(
+        moves=count, cleared=table.cleared, decisions=tuple(decisions), kept_best=kept_best, p=p, threshold=below
+    )
 
 
 def audit_table(table: Table, precise: tuple[float, float] | None = None) -> Audit:
@@ -302,7 +311,7 @@ class Draws:
         """Draw until ``kept`` orders are kept (at most the limit), or too many were drawn."""
         d, variant = self.decision, self.variant
         kept = min(kept, self.limit)
-        while len(self.margins) < kept and self.tried < DRAWS_PER_KEPT * kept:
+        while len(self.margins) < kept and self.tried < self.most_tried:
             order = next(self.orders)
             self.tried += 1
             if all(
@@ -312,8 +321,15 @@ class Draws:
                 self.margins.append(advantage(variant, self.here.values, d.played, d.fair, order))
 
     @property
+    def most_tried(self) -> int:
+        """Orders drawn at most: every one is kept without conditions; with them, a few times
+        the first round's (an order that must agree with earlier deviations costs their
+        searches too, and when few agree the pool tells little however long one draws)."""
+        return self.limit if not self.conditions else DRAWS_PER_KEPT * ORDERS
+
+    @property
     def done(self) -> bool:
-        return len(self.margins) >= self.limit or self.tried >= DRAWS_PER_KEPT * self.limit
+        return len(self.margins) >= self.limit or self.tried >= self.most_tried
 
     def settled(self, sure: bool) -> Decision:
         """The decision with its chances: never optimistic when ``sure`` (the actual order joins
@@ -323,6 +339,7 @@ class Draws:
         d, margins = self.decision, self.margins
         if d.sighted:
             luck, surprise = luck_of([*margins, d.margin], d.margin)
+            surprise = abs(surprise)  # -ln 1 is -0.0
             if not sure:
                 # No draw as lucky yet: the tail may be as small as any.
                 reached = sum(m >= d.margin for m in margins)
@@ -351,10 +368,12 @@ def drawn(
         if d.matched:
             continue
         here = seen[d.turn]
+        # Only a sighted deviation is held to the earlier ones: the same lucky stock seen twice
+        # is one piece of luck. Any other deviation's chance stands on the position alone.
         conditions = [
             (seen[e.turn], e, deck[seen[e.turn].next_card : here.next_card])
             for e in (x.decision for x in draws)
-            if e.sighted
+            if e.sighted and d.sighted
         ]
         draws.append(Draws(variant, d, here, conditions))
     kept = ORDERS

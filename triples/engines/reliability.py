@@ -11,6 +11,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from triples.engines import calibration
+
 DPI = 110
 FORMATS = {".png": "png", ".svg": "svg"}
 
@@ -48,3 +50,11 @@ def draw(path: str, series: Mapping[str, Sequence[Mapping[str, Any]]], title: st
     figure.tight_layout()
     figure.savefig(path, format=FORMATS.get(os.path.splitext(path)[1].lower(), "png"))
     plt.close(figure)
+
+
+def draw_deals(path: str, deals: Sequence[calibration.DealAttempts], title: str, bins: int = 10) -> None:
+    """The reliability diagram of ``deals`` (``triples calibrate --plot``): the map fitted to
+    them, binned by its prediction; by ``p_random`` itself when no map can be fitted."""
+    fit = calibration.fit_map(deals)
+    label = "fitted map" if fit is not None else "p_random"
+    draw(path, {label: calibration.reliability(deals, fit, bins)}, title)
