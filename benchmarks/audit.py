@@ -9,7 +9,9 @@ seeds 1-600): each blind population of ``triples.engines.populations`` plays --g
 each audited. Printed: the share called suspect (the false-positive rate), and the share had
 each other threshold been the one; the same on the deals where the fair player falls short of
 best; the engine_match distribution; the audit's cost per game in ms, and in fair-player games
-(the fair player's own games on the same seeds, timed in a process of their own). Then the
+(the fair player's own games on the same seeds, timed in a process of their own); the share
+of games with no sighted move (no move that beat the fair player's on the actual stock: for
+the best lines, games the audit has no evidence in). Then the
 player who knows the deck plays solve's line on --games deals where the fair player falls
 short of best (the next such seeds): the share called suspect (the detection rate).
 
@@ -61,6 +63,7 @@ class Game:
     suspect: bool
     engine_match: float | None
     ms: float  # the audit as the interpreter runs it
+    sighted: int
 
 
 def deal_facts(variant: str, first: int, games: int) -> tuple[list[int], float, dict[int, bool]]:
@@ -99,7 +102,7 @@ def audited(variant: str, population: str, seeds: Sequence[int], precise: tuple[
         ms = 1000 * (time.perf_counter() - start)
         # Drawn again, untimed, precisely enough for the other thresholds (p = 1: nothing to draw).
         p = found.p if found.p == 1.0 else audit.audit_table(table, precise).p
-        out.append(Game(seed, p, found.verdict == "suspect", found.engine_match, ms))
+        out.append(Game(seed, p, found.verdict == "suspect", found.engine_match, ms, found.sighted))
     return out
 
 
@@ -112,7 +115,7 @@ def share(games: Sequence[Game], below: float | None = None) -> float:
 def quartiles(values: Sequence[float]) -> str:
     if len(values) < 2:
         return "-"
-    q1, q2, q3 = statistics.quantiles(values, n=4)
+    q1, q2, q3 = statistics.quantiles(values, n=4, method="inclusive")
     return f"mean {statistics.fmean(values):.2f}, quartiles {q1:.2f} / {q2:.2f} / {q3:.2f}"
 
 
@@ -139,7 +142,7 @@ def part_audit(args: argparse.Namespace, pool: ProcessPoolExecutor) -> tuple[lis
         print(
             "  population     suspect  on short deals   at "
             + " ".join(f"{c:>6}" for c in CANDIDATES)
-            + "   audit ms  fair games   engine_match"
+            + "   audit ms  fair games  unsighted   engine_match"
         )
         rates[variant] = {}
         for population in [*blind, "solve"]:
@@ -151,7 +154,8 @@ def part_audit(args: argparse.Namespace, pool: ProcessPoolExecutor) -> tuple[lis
             print(
                 f"  {population:<12} {100 * share(games):7.2f}%  {100 * share(on_short):6.2f}% of {len(on_short):<5}"
                 + " ".join(f"{100 * share(games, c):5.1f}%" for c in CANDIDATES)
-                + f"  {ms:8.1f}  {ms / fair_ms:9.2f}   {quartiles(matches)}"
+                + f"  {ms:8.1f}  {ms / fair_ms:9.2f}  {100 * sum(not g.sighted for g in games) / len(games):8.1f}%"
+                + f"   {quartiles(matches)}"
             )
             if population != "solve" and share(games) > FALSE_POSITIVES_ALLOWED:
                 failures.append(f"{variant} {population}: suspect in {100 * share(games):.2f}% of blind games")
