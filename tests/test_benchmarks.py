@@ -32,6 +32,11 @@ SHORT_RUNS = [
         r"all requirements met|^FAIL",
         id="attacks",
     ),
+    pytest.param(
+        ["audit.py", "--games", "2", "--variant", "sum15", "--deals", "3", "--attempts", "2"],
+        r"all requirements met|^FAIL ",
+        id="audit",
+    ),
     pytest.param(["batch.py", "--ops", "200", "--rounds", "1"], r"requirement >= 20,000 ops/s", id="batch"),
     pytest.param(["best.py", "--seeds", "3", "--variant", "classic"], r"all requirements met|^FAIL ", id="best"),
     pytest.param(

@@ -417,6 +417,7 @@ SAMPLE_OPERATIONS = {
             "fair_move",
             "rating",
             "explain",
+            "audit",
         ]
     },
 }

@@ -28,6 +28,7 @@ USAGE = {
     "fair_move": 'error: usage: ["fair_move", id]',
     "rating": 'error: usage: ["rating", id]',
     "explain": 'error: usage: ["explain", id]',
+    "audit": 'error: usage: ["audit", id]',
     "variants": 'error: usage: ["variants"]',
 }
 

@@ -280,6 +280,16 @@ def op_rating(session: Session, args: Args) -> Output:
     return {"band": band, "p_random": p_random, "best": best, "high": high, "fair": fair}
 
 
+@operation("audit", cost="search")
+def op_audit(session: Session, args: Args) -> Output:
+    """Was the game played by someone who could not see the stock? Its moves as played from the
+    deal (an undone move is no longer in the history): ``moves``, ``sighted``, ``p``,
+    ``verdict`` and ``engine_match`` (``triples.engines.audit``)."""
+    from triples.engines import audit
+
+    return audit.audit_table(session.table(args.id)).as_json()
+
+
 @dataclass(frozen=True)
 class NoArgs:
     """An operation with no arguments at all."""
