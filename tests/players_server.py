@@ -160,3 +160,36 @@ def serving(db: Path, *options: str, workers: int = 1) -> Iterator[int]:
         yield port
     finally:
         stop(server)
+
+
+def play_through(db: Path | str, deal: SecretDeal, name: str, moves: list[list[int]], now: int) -> int:
+    """A player ``name`` who joined and played ``moves`` at ``deal`` straight into the store, from
+    ``now`` (milliseconds) one second a move, as the service keeps them; the attempt's id."""
+    from triples.model import rules
+    from triples.model.deal import explicit_deck
+    from triples.model.table import Move, Table
+
+    variant = parse_variant(deal.spec)
+    table = Table(variant, explicit_deck(variant, list(deal.deck)))
+    with open_store(str(db)) as store:
+        player = store.add_player(name, name.casefold(), f"hash of {name}", now)
+        assert player is not None
+        attempt, _ = store.start_attempt(player.id, deal.deal, now)
+        for turn, slots in enumerate(moves):
+            table.push(Move(tuple(slots)))
+            over = not rules.has_legal_move(table)
+            assert store.play_move(attempt.id, turn, slots, table.cleared, over, now + 1000 * (turn + 1))
+    return attempt.id
+
+
+def played_day(db: Path) -> SecretDeal:
+    """Yesterday's classic deal (seed 37) with two finished attempts and one still going."""
+    deal = secret_of(day(-1), "classic", "pastclass1", seed_deck(37), "hard")
+    with open_store(str(db)) as store, store.writing() as connection:
+        store.add_secret_deals(connection, [deal])
+    best = run([["new", "g", list(deal.deck)], ["solve", "g"]])[1]["moves"]
+    high = run([["new", "g", list(deal.deck)], ["autoplay", "g", "high"]])[1]["moves"]
+    play_through(db, deal, "Sighted", best, 1_700_000_000_000)
+    play_through(db, deal, "Blind", high, 1_700_000_100_000)
+    play_through(db, deal, "Going", high[:2], 1_700_000_200_000)
+    return deal

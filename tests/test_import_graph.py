@@ -28,7 +28,7 @@ LAYERS: dict[str, frozenset[str]] = {
     "games": frozenset({"support"}),
     "store": frozenset({"support", "root"}),  # the root for its version only
     "interpreter": frozenset({"support", "model", "engines", "games"}),
-    "kit": frozenset({"support", "model", "root"}),
+    "kit": frozenset({"support", "model", "engines", "store", "root"}),
     "door": frozenset({"support", "model", "engines", "games", "store", "interpreter", "kit", "root"}),
     "root": frozenset({"interpreter"}),  # ``triples`` itself: ``run``, loaded when asked for
 }

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 
 pytest.importorskip("fastapi", reason="the service needs the serve extra: pip install -e '.[serve]'")
 
-from tests.players_server import UNLIMITED, Client, Days, day, make_store, serving, start, stop
+from tests.players_server import UNLIMITED, Client, Days, day, make_store, played_day, serving, start, stop
 from triples import run
 from triples.store import open_store
 
@@ -330,3 +331,25 @@ def test_past_the_rates_requests_wait_with_retry_after(tmp_path: Path) -> None:
         )  # fmt: skip
         stranger = Client(port).send("POST", "/play", {}, address="10.0.0.3")  # counted before the token
         assert (stranger.status, stranger.headers["retry-after"]) == (429, "100")
+
+
+def test_an_ended_days_leaderboard_marks_what_the_audit_found(tmp_path: Path) -> None:
+    db = tmp_path / "game.db"
+    played_day(db)  # yesterday: "Sighted" played the best line, "Blind" high's game, "Going" is not done
+    with serving(db) as port:
+        client = Client(port)
+        board = client.send("GET", f"/leaderboard/{day(-1)}").body
+        # No audit yet: the entries have no mark, and the server audits them in the background.
+        assert [(e["name"], e["cleared"], "suspect" in e) for e in board["entries"]] == [
+            ("Sighted", 42, False),
+            ("Blind", 18, False),
+        ]
+        deadline = time.monotonic() + 60
+        while not all("suspect" in entry for entry in board["entries"]):
+            assert time.monotonic() < deadline, "the audit did not land"
+            time.sleep(0.1)
+            board = client.send("GET", f"/leaderboard/{day(-1)}").body
+        assert [(e["name"], e["suspect"]) for e in board["entries"]] == [("Sighted", True), ("Blind", False)]
+        assert (board["started"], board["finished"], board["best"]) == (3, 2, 42)
+    with open_store(str(db)) as store:
+        assert sorted(record.verdict for record in store.audits_of("pastclass1").values()) == ["blind", "suspect"]

@@ -216,6 +216,12 @@ class Store:
             found = self.connection.execute(query, (variant,)).fetchall()
         return {deal.date: deal for deal in map(secret_deal_of, found)}
 
+    def secret_variants(self) -> list[str]:
+        """The variants with a secret calendar, by name."""
+        query = "SELECT DISTINCT variant FROM secret_calendar ORDER BY variant"
+        with self.failures():
+            return [variant for (variant,) in self.connection.execute(query, ()).fetchall()]
+
     def secret_deals_on(self, date: str) -> list[SecretDeal]:
         """Every variant's secret deal of ``date``, by variant name."""
         query = f"SELECT {SECRET_COLUMNS} FROM secret_calendar WHERE date = ? ORDER BY variant"

@@ -110,6 +110,10 @@ COMMANDS: dict[str, Command] = {
         Command(
             "explain", "why a deal is hard: where the fair player falls below the best", "triples.doors.cli.explain"
         ),
+        Command("audit", "was each finished attempt of a day played blind?", "triples.doors.cli.audit"),
+        Command(
+            "calibrate", "the difficulty bands against real play, with a fitted map", "triples.doors.cli.calibrate"
+        ),
         Command("bestrun", "the best run of Uniscraper pyramid configs", "triples.doors.cli.bestrun"),
         Command(
             "serve",
@@ -149,6 +153,16 @@ examples:
   triples run --help"""
 
 
+class CommandsFormatter(argparse.RawDescriptionHelpFormatter):
+    """The tool's help: each command's summary beside its name, the longest name included
+    (argparse measures a command's name as if it were two columns less indented than it is)."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        longest = max(map(len, COMMANDS), default=0)
+        self._action_max_length = max(self._action_max_length, self._current_indent + 2 + longest)
+
+
 def build_parser(chosen: str | None) -> tuple[ArgumentParser, ArgumentParser | None]:
     """The parser of the tool and the chosen command's own parser: with a ``chosen`` command,
     that command alone (the words to parse name it), else every command for the tool's help."""
@@ -158,7 +172,7 @@ def build_parser(chosen: str | None) -> tuple[ArgumentParser, ArgumentParser | N
         prog="triples",
         description=TOOL_DESCRIPTION,
         epilog=TOOL_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=CommandsFormatter,
     )
     parser.add_argument("--version", action="version", version=f"triples {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands", required=True)

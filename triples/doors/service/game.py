@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import secrets
 import time
 import unicodedata
@@ -44,6 +45,7 @@ T = TypeVar("T")
 NAME_LENGTH = 24
 NAME_PUNCTUATION = frozenset(" -_.")
 TOKEN_BYTES = 32  # 256 random bits
+log = logging.getLogger("triples.service")
 LEADERBOARD_SIZE = 100
 TABLES_KEPT = 10_000  # attempts whose table a process keeps between requests
 PLAYERS_KEPT = 100_000  # tokens a process remembers the player of
@@ -104,6 +106,8 @@ class Game:
         self.deals: dict[str, DealInPlay] = {}  # a deal never changes once set
         self.tables: OrderedDict[int, Table] = OrderedDict()  # by attempt: the table after its moves
         self.players: dict[str, Player] = {}  # by token hash: a player never changes
+        self.auditor = ThreadPoolExecutor(1, thread_name_prefix="triples-audit")
+        self.auditing: set[str] = set()  # deals whose attempts are being audited
 
     async def call(self, work: Callable[..., T], *args: Any) -> T:
         """``work(store, *args)`` on the store's thread."""
@@ -243,7 +247,8 @@ class Game:
             "started": board.started,
             "finished": board.finished,
         }
-        if deal.date < today():
+        ended = deal.date < today()
+        if ended:
             answer["best"] = deal.best
         answer["entries"] = [
             {
@@ -252,7 +257,32 @@ class Game:
                 "cleared": entry.cleared,
                 "moves": entry.moves,
                 "seconds": round(entry.milliseconds / 1000, 3),
+                # Once the day has ended: whether the game was played as no blind player plays
+                # (triples audit; the service audits an ended day's games in the background).
+                **({"suspect": entry.suspect} if ended and entry.suspect is not None else {}),
             }
             for rank, entry in enumerate(board.entries, start=1)
         ]
+        if ended and any(entry.suspect is None for entry in board.entries):
+            self.audit_later(deal)
         return answer
+
+    def audit_later(self, deal: SecretDeal) -> None:
+        """Audit the ended deal's finished attempts that have no audit yet, on a thread of its
+        own (an audit is seconds of search, not for the store's thread), once at a time."""
+        if deal.deal in self.auditing:
+            return
+        self.auditing.add(deal.deal)
+
+        def audit() -> None:
+            from triples.doors.kit.audits import audit_deal
+
+            try:
+                with open_store(self.db) as store:
+                    audit_deal(store, deal)
+            except Exception:
+                log.exception("auditing the attempts of %s %s", deal.variant, deal.date)
+            finally:
+                self.auditing.discard(deal.deal)
+
+        self.auditor.submit(audit)
