@@ -19,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = ROOT / "benchmarks"
-LIBRARIES = {"common.py", "naive.py", "processes.py"}  # imported by the scripts, not run
+LIBRARIES = {"ast_mutants.py", "common.py", "mutation_order.py", "naive.py", "processes.py"}  # imported, not run
 
 SHORT_RUNS = [
     pytest.param(["batch.py", "--ops", "200", "--rounds", "1"], r"requirement >= 20,000 ops/s", id="batch"),

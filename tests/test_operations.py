@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from triples.interpreter.operations import OPERATIONS, Args, Operation, Registry
+from triples.interpreter.operations import OPERATIONS, Args, Operation, Registry, writable
 from triples.interpreter.session import Session
 
 
@@ -42,3 +42,12 @@ def test_the_interpreters_registry_is_sealed_and_a_stand_in_is_undone() -> None:
         assert Session().apply(["added", "g"]) == "done"
     assert "added" not in OPERATIONS
     assert Session().apply(["added", "g"]) == "error: unknown operation 'added'"
+
+
+def test_a_lone_surrogate_is_written_as_its_escape_so_every_answer_encodes() -> None:
+    assert writable("error: unknown operation '\ud800'") == "error: unknown operation '\\ud800'"
+    assert writable("error: unknown variant 'ünï\udfff'") == "error: unknown variant 'ünï\\udfff'"
+    assert writable("error: unknown variant 'ünï'") == "error: unknown variant 'ünï'"
+    answer = Session().apply(["\udc80", "g"])
+    assert answer == "error: unknown operation '\\udc80'"
+    assert answer.encode() == b"error: unknown operation '\\udc80'"

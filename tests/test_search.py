@@ -264,6 +264,41 @@ def test_solve_and_best_agree() -> None:
             assert table.cleared == best
 
 
+def replays_to(table: Table, line: tuple[tuple[int, ...], ...]) -> tuple[int, bool]:
+    """What playing the value ``line`` from the table clears, and whether the game is then over;
+    the table is left as it was."""
+    moves = search.slot_line(table, line)
+    for move in moves:
+        table.push(rules.check_move(table, list(move)))
+    cleared, over = table.cleared, not rules.has_legal_move(table)
+    for _ in moves:
+        table.pop()
+    return cleared, over
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("classic", 5), ("quads", 1), ("sum15", 37)])
+def test_a_line_through_a_state_settled_by_an_earlier_root_is_rebuilt_from_it(variant: str, seed: int) -> None:
+    # One search over one deck, run from two roots (its memo is kept, as FixedDeck keeps it):
+    # first the position after the best line's first move, then the deal. The second root
+    # finds that position settled in the memo, takes the incumbent from it without walking it,
+    # and rebuilds the rest of the line afterwards from the state (line_from).
+    from triples.engines.search.engine import _Search
+
+    table = dealt(variant, seed)
+    cold = search.analyse(table)
+    searcher = _Search(table.variant, table.deck_values)
+    table.push(search.slot_line(table, cold.line[:1])[0])
+    searcher.root(table.values, table.next_card, table.cleared)
+    after_first = searcher.run()
+    table.pop()
+    searcher.root(table.values, table.next_card, table.cleared)
+    warm = searcher.run()
+    assert searcher.pending is not None  # the incumbent came through the memo
+    assert (warm.best, after_first.best) == (cold.best, cold.best)
+    assert len(warm.line) * table.variant.per_move == warm.best
+    assert replays_to(table, warm.line) == (warm.best, True)
+
+
 def test_slot_line_takes_the_lowest_slots_and_follows_refills() -> None:
     # SEED1: 9D AH 4H 9H 3C 7H 2S 2D AC 7C, stock 10S 5H 8H ... The combination (4, 7, 9)
     # takes slots 0 (the first 9), 2 and 5; they refill with 10S, 5H, 8H. Then (2, 8, 10)

@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from tests.helpers import SEED1, SEED1_TABLE
-from triples.interpreter.operations import OPERATIONS, Operation, OperationError, exact_test
+from triples.interpreter.operations import OPERATIONS, Args, Operation, OperationError, exact_test
 from triples.interpreter.session import NewArgs, NoArgs, PlayArgs, QuartetsArgs, Session
+from triples.support import deadline
 
 USAGE = {
     "new": 'error: usage: ["new", id, seed_or_deck, variant?]',
@@ -411,3 +412,24 @@ def test_exact_tests(annotation: object, taken: list[object], left: list[object]
     test = exact_test(annotation)
     assert [test(value) for value in taken] == [True] * len(taken)
     assert [test(value) for value in left] == [False] * len(left)
+
+
+# --- the edge: a defect is still an answer, a deadline is not ---------------------------------
+
+
+def defective(session: Session, args: Any) -> str:
+    raise KeyError("a defect")
+
+
+def test_a_defect_in_a_handler_is_an_internal_error_naming_its_exception_and_the_session_goes_on() -> None:
+    with OPERATIONS.replaced(Operation("status", Args, defective, "cheap")):
+        outputs = apply_all([["new", "g", 1], ["status", "g"], ["table", "g"]])
+    assert outputs[1:] == ["error: internal error (KeyError)", SEED1_TABLE]
+
+
+def test_a_deadline_passes_through_apply_to_whoever_set_it() -> None:
+    session = Session()
+    session.apply(["new", "g", 1])
+    with deadline.limited(-1.0), pytest.raises(deadline.TimeLimitExceeded):
+        session.apply(["best", "g"])
+    assert session.apply(["best", "g"]) == 48  # the game is as it was, and answers without a limit

@@ -1,0 +1,403 @@
+"""Mutation scores of the model, dealing, the interpreter and the search, each module against
+its own test files: mutmut (configured in pyproject.toml's ``[tool.mutmut]``) for what it
+mutates, and ``benchmarks/ast_mutants.py`` for what it skips (import-time code, decorated
+handlers, class bodies, constants) and for statement deletion.
+
+Each unit (a module, or the search's package) gets a fresh copy of the tree under the work
+directory (``mutants/benchmark/`` by default, git-ignored). mutmut runs there with the
+project's settings, only the unit's files mutated and only its test files selected; then each
+``ast`` mutant is written over the copy of its module and the test files run against it in a
+subprocess (``-x``, fastest tests first: ``benchmarks/mutation_order.py``). A mutant is killed
+when a test fails or it runs past its time limit.
+
+Survivors are listed, each marked equivalent (with the reason kept in
+``benchmarks/mutation_equivalents.toml``) or not; the score is killed / (run - equivalent).
+Results are saved per unit (``results/<unit>.json`` in the work directory): ``--report``
+prints them again (after editing the equivalents), ``--survivors`` runs only the last run's
+survivors again (after adding a test). Slow: run it niced (it renices itself), a unit at a
+time on a shared machine, with ``--time-box`` and ``--max-mutants`` for a short look.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TextIO
+
+from ast_mutants import Mutant, mutants_of
+
+ROOT = Path(__file__).resolve().parent.parent
+EQUIVALENTS = ROOT / "benchmarks" / "mutation_equivalents.toml"
+ORDER_PLUGIN = ROOT / "benchmarks" / "mutation_order.py"
+SEARCH = tuple(sorted(str(path.relative_to(ROOT)) for path in (ROOT / "triples/engines/search").glob("*.py")))
+
+
+@dataclass(frozen=True)
+class Unit:
+    files: tuple[str, ...]
+    tests: tuple[str, ...]
+    group: str
+
+
+UNITS = {
+    "rules": Unit(("triples/model/rules.py",), ("tests/test_rules.py",), "model"),
+    "shuffle": Unit(("triples/model/shuffle.py",), ("tests/test_shuffle.py",), "model"),
+    "table": Unit(("triples/model/table.py",), ("tests/test_table.py",), "model"),
+    "deal": Unit(("triples/model/deal.py",), ("tests/test_deal.py",), "dealing"),
+    "session": Unit(
+        ("triples/interpreter/session.py",), ("tests/test_session.py", "tests/test_session_rating.py"), "interpreter"
+    ),
+    # The registry is exercised through the session too (arguments parsed, errors answered).
+    "operations": Unit(
+        ("triples/interpreter/operations.py",), ("tests/test_operations.py", "tests/test_session.py"), "interpreter"
+    ),
+    "search": Unit(SEARCH, ("tests/test_search.py", "tests/test_golden.py"), "search"),
+}
+GOALS = {"model": 97.0, "dealing": 97.0, "interpreter": 97.0, "search": 90.0}
+KILLED = {"killed", "timeout", "segfault", "caught by type check"}
+SURVIVED = {"survived", "no tests", "suspicious"}
+
+
+@dataclass
+class Result:
+    engine: str  # "mutmut" or "ast"
+    id: str  # mutmut's name, or the file and index among ast_mutants.mutants_of's
+    file: str
+    status: str  # mutmut's word: killed, survived, timeout, no tests, not checked...
+    line: int = 0
+    scope: str = ""
+    kind: str = ""
+    before: str = ""
+    after: str = ""
+
+
+# --- the copy of the tree -----------------------------------------------------------------------
+
+
+def mutmut_config(unit: Unit) -> str:
+    """The ``[tool.mutmut]`` section for one unit: the project's, with only the unit's files
+    mutated, only its test files selected and the tests ordered fastest first."""
+    settings = dict(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"])
+    settings["only_mutate"] = list(unit.files)
+    settings["pytest_add_cli_args_test_selection"] = list(unit.tests)
+    settings["pytest_add_cli_args"] = [*settings.get("pytest_add_cli_args", []), "-p", "mutation_order"]
+    settings["also_copy"] = [*settings.get("also_copy", []), "mutation_order.py"]
+    settings["use_git_change_detection"] = False  # the copy is no repository
+    return "[tool.mutmut]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in settings.items())
+
+
+def fresh_copy(unit: Unit, folder: Path) -> None:
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    skipped = shutil.ignore_patterns("__pycache__", ".hypothesis", ".pytest_cache")
+    for name in ("triples", "tests", "fixtures"):
+        shutil.copytree(ROOT / name, folder / name, ignore=skipped)
+    shutil.copy2(ORDER_PLUGIN, folder / "mutation_order.py")
+    project = (ROOT / "pyproject.toml").read_text()
+    project = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[|\Z)", "", project)
+    (folder / "pyproject.toml").write_text(project.rstrip() + "\n\n" + mutmut_config(unit))
+
+
+def spread(items: list[str], cap: int | None) -> list[str]:
+    """At most ``cap`` of ``items``, evenly spread over them (all of them without a cap)."""
+    if cap is None or len(items) <= cap:
+        return items
+    return [items[i * len(items) // cap] for i in range(cap)]
+
+
+def scope_of(name: str) -> str:
+    """``Class.method`` or ``function`` from a mutmut mutant's name."""
+    mangled = name.partition("__mutmut_")[0].rpartition(".")[2]
+    if mangled.startswith("x_"):
+        return mangled[2:]
+    _, cls, method = mangled.split("ǁ")
+    return f"{cls}.{method}"
+
+
+def line_of(file: str, scope: str, before: str) -> int:
+    """The line of ``before``'s first line within ``scope`` (0 when not found)."""
+    text = (ROOT / file).read_text()
+    lines = text.splitlines()
+    first, last = 1, len(lines)
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ClassDef) and scope.startswith(node.name + "."):
+            for member in node.body:
+                if isinstance(member, ast.FunctionDef) and f"{node.name}.{member.name}" == scope:
+                    first, last = member.lineno, member.end_lineno or last
+        elif isinstance(node, ast.FunctionDef) and node.name == scope and node.col_offset == 0:
+            first, last = node.lineno, node.end_lineno or last
+    wanted = before.splitlines()[0] if before else ""
+    return next((n for n in range(first, last + 1) if lines[n - 1].strip() == wanted), 0)
+
+
+# --- mutmut ---------------------------------------------------------------------------------------
+
+
+def run_mutmut(unit: Unit, folder: Path, args: argparse.Namespace, only: list[str] | None) -> list[Result]:
+    names: list[str] = []
+    if args.max_mutants is not None or only is not None:
+        names = only if only is not None else spread(mutmut_names(unit, folder), args.max_mutants)
+        if not names:
+            return []
+    env = {**os.environ, "MUTATION_DURATIONS": str(folder / "mutants" / "mutmut-stats.json")}
+    command = [str(Path(sys.executable).parent / "mutmut"), "run", "--max-children", str(args.jobs), *names]
+    with open(folder / "mutmut.log", "w") as log:
+        finished = run_boxed(command, folder, env, log, args.time_box * 60)
+    if not finished:
+        print(f"  mutmut stopped at the time box ({args.time_box} min)")
+    from mutmut.stats import status_by_exit_code
+
+    results = []
+    for file in unit.files:
+        meta = folder / "mutants" / f"{file}.meta"
+        codes = json.loads(meta.read_text())["exit_code_by_key"] if meta.exists() else {}
+        for name, code in codes.items():
+            status = status_by_exit_code[code]
+            if names and name not in names:
+                status = "not checked"
+            result = Result("mutmut", name, file, status, scope=scope_of(name))
+            if status in SURVIVED:
+                diff = subprocess.run(
+                    [command[0], "show", name], cwd=folder, capture_output=True, text=True, env=env
+                ).stdout.splitlines()
+                result.before = "\n".join(line[1:].strip() for line in diff if line[:1] == "-" and line[:3] != "---")
+                result.after = "\n".join(line[1:].strip() for line in diff if line[:1] == "+" and line[:3] != "+++")
+                result.line = line_of(file, result.scope, result.before)
+            results.append(result)
+    return results
+
+
+def mutmut_names(unit: Unit, folder: Path) -> list[str]:
+    """The names of the mutants mutmut makes of the unit's files, in its order."""
+    script = (
+        "import sys\nfrom pathlib import Path\n"
+        "from mutmut.mutation.file_mutation import mutate_file_contents\n"
+        "from mutmut.utils.format_utils import get_mutant_name\n"
+        "for f in sys.argv[1:]:\n"
+        "    for n in mutate_file_contents(f, Path(f).read_text(), None, None).mutant_names:\n"
+        "        print(get_mutant_name(Path(f), n))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, *unit.files], cwd=folder, capture_output=True, text=True)
+    return done.stdout.split()
+
+
+def run_boxed(command: list[str], folder: Path, env: dict[str, str], log: TextIO, seconds: float) -> bool:
+    """Run ``command`` in its own process group; past ``seconds``, interrupt it (mutmut keeps
+    every result it has) and then kill it. Whether it finished in time."""
+    process = subprocess.Popen(
+        command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    try:
+        process.wait(timeout=seconds)
+        return True
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        return False
+
+
+# --- the ast mutants ---------------------------------------------------------------------------
+
+
+def run_ast(unit: Unit, folder: Path, args: argparse.Namespace, only: set[tuple[str, ...]] | None) -> list[Result]:
+    durations = folder / "durations.json"
+    env = {**os.environ, "MUTATION_RECORD": str(durations)}
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "mutation_order"]
+    start = time.monotonic()
+    clean = subprocess.run([*command, *unit.tests], cwd=folder, env=env, capture_output=True, text=True)
+    if clean.returncode != 0:
+        raise SystemExit(f"the unmutated tests fail:\n{clean.stdout[-3000:]}")
+    limit = 10 + 4 * (time.monotonic() - start)
+    env = {**os.environ, "MUTATION_DURATIONS": str(durations)}
+    planned: list[tuple[str, int, Mutant]] = []
+    for file in unit.files:
+        found = mutants_of((ROOT / file).read_text())
+        planned += [(file, index, mutant) for index, mutant in enumerate(found)]
+    if only is not None:
+        planned = [item for item in planned if key(item[0], item[2]) in only]
+    keep = set(spread([f"{file}:{index}" for file, index, _ in planned], args.max_mutants))
+    deadline = time.monotonic() + args.time_box * 60
+    results = []
+    for file, index, mutant in planned:
+        result = Result("ast", f"{file}:{index}", file, "not checked", mutant.line, mutant.scope, mutant.kind)
+        result.before, result.after = mutant.before, mutant.after
+        if result.id in keep and time.monotonic() < deadline:
+            result.status = run_ast_mutant(folder, file, mutant.source, [*command, *unit.tests], env, limit)
+        results.append(result)
+    if time.monotonic() >= deadline:
+        print(f"  ast stopped at the time box ({args.time_box} min)")
+    return results
+
+
+def run_ast_mutant(folder: Path, file: str, source: str, command: list[str], env: dict[str, str], limit: float) -> str:
+    """Run the tests against the module ``file`` of the copy in ``folder`` replaced by ``source``."""
+    path = folder / file
+    original = path.read_text()
+    cached = path.parent / "__pycache__"
+    try:
+        path.write_text(source)
+        for stale in cached.glob(f"{path.stem}.*.pyc"):  # a stale .pyc of the same size and second
+            stale.unlink()
+        quiet = subprocess.DEVNULL
+        process = subprocess.Popen(command, cwd=folder, env=env, stdout=quiet, stderr=quiet, start_new_session=True)
+        try:
+            code = process.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            return "timeout"
+        return "survived" if code == 0 else "killed"
+    finally:
+        path.write_text(original)
+        for stale in cached.glob(f"{path.stem}.*.pyc"):
+            stale.unlink()
+
+
+# --- equivalents and the report --------------------------------------------------------------------
+
+
+def key(file: str, mutant: Mutant | Result) -> tuple[str, ...]:
+    return (file, mutant.scope, mutant.before, mutant.after)
+
+
+def load_equivalents() -> dict[tuple[str, ...], str]:
+    """(file, scope, before, after) of each mutant known to be equivalent, with the reason; an
+    entry may list several ``after`` texts (the same reason for each)."""
+    found: dict[tuple[str, ...], str] = {}
+    for entry in tomllib.loads(EQUIVALENTS.read_text()).get("equivalent", []):
+        afters = entry["after"] if isinstance(entry["after"], list) else [entry["after"]]
+        for after in afters:
+            found[(entry["file"], entry["scope"], entry["before"].strip(), after.strip())] = entry["why"]
+    return found
+
+
+def report(results: dict[str, list[Result]], command: str) -> int:
+    equivalents = load_equivalents()
+    used: set[tuple[str, ...]] = set()
+    rows, failures = [], []
+    groups: dict[str, list[int]] = {}
+    for name, unit in UNITS.items():
+        if name not in results:
+            continue
+        for file in unit.files:
+            mine = [r for r in results[name] if r.file == file]
+            run = [r for r in mine if r.status in KILLED | SURVIVED]
+            killed = sum(r.status in KILLED for r in run)
+            survivors = sorted((r for r in run if r.status in SURVIVED), key=lambda r: r.line)
+            equivalent = 0
+            for r in survivors:
+                why = equivalents.get(key(file, r))
+                used.add(key(file, r))
+                equivalent += why is not None
+                mark = f"equivalent: {why}" if why else "NOT EQUIVALENT"
+                print(f"  {file}:{r.line} {r.scope} [{r.engine} {r.kind or r.status}] {mark}")
+                print("      " + r.before.replace("\n", "\n      "))
+                print("    ->" + r.after.replace("\n", "\n      "))
+            score = 100.0 * killed / max(1, len(run) - equivalent)
+            not_run = len(mine) - len(run)
+            counts = [len(run), killed, equivalent]
+            print(
+                f"{file}: {len(run)} mutants ({sum(r.engine == 'ast' for r in run)} ast), {killed} killed, "
+                f"{equivalent} equivalent, {len(survivors) - equivalent} not: {score:.1f}%"
+                + (f" ({not_run} not run)" if not_run else "")
+            )
+            rows.append(
+                f"| `{file.removeprefix('triples/')}` | {counts[0]} | {counts[1]} | {counts[2]} | {score:.1f}% |"
+            )
+            total = groups.setdefault(unit.group, [0, 0, 0])
+            groups[unit.group] = [a + b for a, b in zip(total, counts, strict=True)]
+    print()
+    print("| module | mutants | killed | equivalent | score |")
+    print("|---|---|---|---|---|")
+    print("\n".join(rows))
+    for group, (run_count, killed, equivalent) in groups.items():
+        score = 100.0 * killed / max(1, run_count - equivalent)
+        goal = GOALS[group]
+        print(f"{group}: {run_count} mutants, {killed} killed, {equivalent} equivalent: {score:.1f}%, goal {goal}%")
+        if score < GOALS[group]:
+            failures.append(f"{group}: {score:.1f}% < {GOALS[group]}%")
+    for stale in sorted(set(equivalents) - used):
+        if any(stale[0] in unit.files for name, unit in UNITS.items() if name in results):
+            print("note: an equivalent no survivor matched:", " | ".join(stale))
+    print(f"command: {command}")
+    for failure in failures:
+        print("FAIL", failure)
+    print("all requirements met" if not failures else "requirements not met")
+    return 1 if failures else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument(
+        "--modules", default=",".join(UNITS), help=f"units to run, comma-separated ({', '.join(UNITS)})"
+    )
+    parser.add_argument("--engine", choices=["both", "mutmut", "ast"], default="both")
+    parser.add_argument("--max-mutants", type=int, help="run at most this many mutants per unit and engine, spread out")
+    parser.add_argument("--time-box", type=float, default=180, help="minutes per unit and engine (default 180)")
+    parser.add_argument("--jobs", type=int, default=1, help="mutmut's worker processes (default 1)")
+    parser.add_argument("--nice", type=int, default=10, help="niceness added to this process and its children")
+    parser.add_argument("--work", type=Path, default=ROOT / "mutants" / "benchmark", help="work directory")
+    parser.add_argument("--report", action="store_true", help="print the saved results again; run nothing")
+    parser.add_argument("--survivors", action="store_true", help="run only the last run's survivors again")
+    args = parser.parse_args()
+    names = [name for name in args.modules.split(",") if name]
+    unknown = [name for name in names if name not in UNITS]
+    if unknown:
+        parser.error(f"unknown modules: {', '.join(unknown)}")
+    os.nice(args.nice)
+    saved = args.work / "results"
+    saved.mkdir(parents=True, exist_ok=True)
+    results: dict[str, list[Result]] = {}
+    for name in names:
+        path = saved / f"{name}.json"
+        before = [Result(**r) for r in json.loads(path.read_text())] if path.exists() else []
+        if args.report:
+            if before:
+                results[name] = before
+            continue
+        unit, folder = UNITS[name], args.work / name
+        print(f"{name}: {', '.join(unit.files)} against {', '.join(unit.tests)}", flush=True)
+        fresh_copy(unit, folder)
+        start = time.monotonic()
+        survivors = [r for r in before if r.status in SURVIVED]
+        fresh: list[Result] = []
+        if args.engine in ("both", "mutmut"):
+            only = [r.id for r in survivors if r.engine == "mutmut"] if args.survivors else None
+            fresh += run_mutmut(unit, folder, args, only)
+        if args.engine in ("both", "ast"):
+            wanted = {key(r.file, r) for r in survivors if r.engine == "ast"} if args.survivors else None
+            fresh += run_ast(unit, folder, args, wanted)
+        # Keep the saved results of an engine not run, and on a rerun of survivors all of them
+        # but the ones tried again.
+        engines = {"both": {"mutmut", "ast"}}.get(args.engine, {args.engine})
+        kept = {(r.engine, r.id): r for r in before if args.survivors or r.engine not in engines}
+        for r in fresh:
+            if r.status != "not checked" or (r.engine, r.id) not in kept:
+                kept[(r.engine, r.id)] = r
+        results[name] = list(kept.values())
+        path.write_text(json.dumps([asdict(r) for r in results[name]], indent=1))
+        print(f"  {time.monotonic() - start:.0f} s", flush=True)
+    shown = " ".join(sys.argv[1:])
+    return report(results, f"nice python benchmarks/mutation.py {shown}".strip())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
