@@ -3,16 +3,17 @@ its own test files: mutmut (configured in pyproject.toml's ``[tool.mutmut]``) fo
 mutates, and ``benchmarks/ast_mutants.py`` for what it skips (import-time code, decorated
 handlers, class bodies, constants) and for statement deletion.
 
-Each unit (a module, or the search's package) gets a fresh copy of the tree under the work
-directory (``mutants/benchmark/`` by default, git-ignored). mutmut runs there with the
-project's settings, only the unit's files mutated and only its test files selected; then each
-``ast`` mutant is written over the copy of its module and the test files run against it in a
-subprocess (``-x``, fastest tests first: ``benchmarks/mutation_order.py``). A mutant is killed
-when a test fails or it runs past its time limit.
+Each unit (a module, or the search's package) gets a fresh copy of the tree per engine under
+the work directory (``mutants/benchmark/`` by default, git-ignored), so the two engines may run
+at once (``--engine mutmut`` and ``--engine ast``). mutmut runs in its copy with the project's
+settings, only the unit's files mutated and only its test files selected; each ``ast`` mutant
+is written over its copy of the module and the test files run against it in a subprocess
+(``-x``, fastest tests first: ``benchmarks/mutation_order.py``). A mutant is killed when a test
+fails or it runs past its time limit.
 
 Survivors are listed, each marked equivalent (with the reason kept in
 ``benchmarks/mutation_equivalents.toml``) or not; the score is killed / (run - equivalent).
-Results are saved per unit (``results/<unit>.json`` in the work directory): ``--report``
+Results are saved per unit and engine (``results/`` in the work directory): ``--report``
 prints them again (after editing the equivalents), ``--survivors`` runs only the last run's
 survivors again (after adding a test). Slow: run it niced (it renices itself), a unit at a
 time on a shared machine, with ``--time-box`` and ``--max-mutants`` for a short look.
@@ -41,6 +42,8 @@ ROOT = Path(__file__).resolve().parent.parent
 EQUIVALENTS = ROOT / "benchmarks" / "mutation_equivalents.toml"
 ORDER_PLUGIN = ROOT / "benchmarks" / "mutation_order.py"
 SEARCH = tuple(sorted(str(path.relative_to(ROOT)) for path in (ROOT / "triples/engines/search").glob("*.py")))
+ROOM = "triples/engines/search/room.py"
+DEPTH_TEST = "tests/test_search.py::test_a_recursion_limit_too_tight_for_the_search_is_one_line_and_left_as_it_was"
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,10 @@ class Unit:
     files: tuple[str, ...]
     tests: tuple[str, ...]
     group: str
+    # Tests mutmut must leave out: its trampolines add a frame to every call of a mutated
+    # function, so a test of the search's depth under a tight recursion limit fails with any
+    # mutant (the ast runner, which has no trampolines, runs it).
+    not_under_mutmut: tuple[str, ...] = ()
 
 
 UNITS = {
@@ -62,7 +69,14 @@ UNITS = {
     "operations": Unit(
         ("triples/interpreter/operations.py",), ("tests/test_operations.py", "tests/test_session.py"), "interpreter"
     ),
-    "search": Unit(SEARCH, ("tests/test_search.py", "tests/test_golden.py"), "search"),
+    "search": Unit(
+        tuple(file for file in SEARCH if file != ROOM),
+        ("tests/test_search.py", "tests/test_golden.py"),
+        "search",
+        (DEPTH_TEST,),
+    ),
+    # The stack room's own unit: with only it mutated, the depth test runs under mutmut too.
+    "room": Unit((ROOM,), ("tests/test_search.py", "tests/test_golden.py"), "search"),
 }
 GOALS = {"model": 97.0, "dealing": 97.0, "interpreter": 97.0, "search": 90.0}
 KILLED = {"killed", "timeout", "segfault", "caught by type check"}
@@ -91,7 +105,8 @@ def mutmut_config(unit: Unit) -> str:
     settings = dict(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"])
     settings["only_mutate"] = list(unit.files)
     settings["pytest_add_cli_args_test_selection"] = list(unit.tests)
-    settings["pytest_add_cli_args"] = [*settings.get("pytest_add_cli_args", []), "-p", "mutation_order"]
+    deselected = [argument for test in unit.not_under_mutmut for argument in ("--deselect", test)]
+    settings["pytest_add_cli_args"] = [*settings.get("pytest_add_cli_args", []), "-p", "mutation_order", *deselected]
     settings["also_copy"] = [*settings.get("also_copy", []), "mutation_order.py"]
     settings["use_git_change_detection"] = False  # the copy is no repository
     return "[tool.mutmut]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in settings.items())
@@ -154,9 +169,12 @@ def run_mutmut(unit: Unit, folder: Path, args: argparse.Namespace, only: list[st
     env = {**os.environ, "MUTATION_DURATIONS": str(folder / "mutants" / "mutmut-stats.json")}
     command = [str(Path(sys.executable).parent / "mutmut"), "run", "--max-children", str(args.jobs), *names]
     with open(folder / "mutmut.log", "w") as log:
-        finished = run_boxed(command, folder, env, log, args.time_box * 60)
-    if not finished:
+        code = run_boxed(command, folder, env, log, args.time_box * 60)
+    if code is None:
         print(f"  mutmut stopped at the time box ({args.time_box} min)")
+    elif code != 0:
+        tail = (folder / "mutmut.log").read_text(errors="replace")[-2000:]
+        print(f"  mutmut failed (exit status {code}); the end of {folder / 'mutmut.log'}:\n{tail}")
     from mutmut.stats import status_by_exit_code
 
     results = []
@@ -193,15 +211,18 @@ def mutmut_names(unit: Unit, folder: Path) -> list[str]:
     return done.stdout.split()
 
 
-def run_boxed(command: list[str], folder: Path, env: dict[str, str], log: TextIO, seconds: float) -> bool:
+def run_boxed(command: list[str], folder: Path, env: dict[str, str], log: TextIO, seconds: float) -> int | None:
     """Run ``command`` in its own process group; past ``seconds``, interrupt it (mutmut keeps
-    every result it has) and then kill it. Whether it finished in time."""
+    every result it has) and then kill it. Its exit status, or None when it ran out of time."""
     process = subprocess.Popen(
         command, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
     try:
-        process.wait(timeout=seconds)
-        return True
+        return process.wait(timeout=seconds)
+    except KeyboardInterrupt:  # interrupted: mutmut keeps what it has, and stops its workers
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait()
+        raise
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGINT)
         try:
@@ -209,13 +230,17 @@ def run_boxed(command: list[str], folder: Path, env: dict[str, str], log: TextIO
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-        return False
+        return None
 
 
 # --- the ast mutants ---------------------------------------------------------------------------
 
 
-def run_ast(unit: Unit, folder: Path, args: argparse.Namespace, only: set[tuple[str, ...]] | None) -> list[Result]:
+def run_ast(
+    unit: Unit, folder: Path, args: argparse.Namespace, only: set[tuple[str, ...]] | None, done: set[str]
+) -> list[Result]:
+    """Each ast mutant of the unit (or those of ``only``, by their keys; none of ``done``, by
+    their ids) against the unit's tests."""
     durations = folder / "durations.json"
     env = {**os.environ, "MUTATION_RECORD": str(durations)}
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "mutation_order"]
@@ -237,7 +262,7 @@ def run_ast(unit: Unit, folder: Path, args: argparse.Namespace, only: set[tuple[
     for file, index, mutant in planned:
         result = Result("ast", f"{file}:{index}", file, "not checked", mutant.line, mutant.scope, mutant.kind)
         result.before, result.after = mutant.before, mutant.after
-        if result.id in keep and time.monotonic() < deadline:
+        if result.id in keep and result.id not in done and time.monotonic() < deadline:
             result.status = run_ast_mutant(folder, file, mutant.source, [*command, *unit.tests], env, limit)
         results.append(result)
     if time.monotonic() >= deadline:
@@ -262,6 +287,9 @@ def run_ast_mutant(folder: Path, file: str, source: str, command: list[str], env
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
             return "timeout"
+        except BaseException:  # interrupted: leave no test run behind
+            os.killpg(process.pid, signal.SIGKILL)
+            raise
         return "survived" if code == 0 else "killed"
     finally:
         path.write_text(original)
@@ -278,7 +306,8 @@ def key(file: str, mutant: Mutant | Result) -> tuple[str, ...]:
 
 def load_equivalents() -> dict[tuple[str, ...], str]:
     """(file, scope, before, after) of each mutant known to be equivalent, with the reason; an
-    entry may list several ``after`` texts (the same reason for each)."""
+    entry may list several ``after`` texts (the same reason for each), or give ``"*"`` for both
+    texts: every survivor in that scope (a function whose every effect is on speed)."""
     found: dict[tuple[str, ...], str] = {}
     for entry in tomllib.loads(EQUIVALENTS.read_text()).get("equivalent", []):
         afters = entry["after"] if isinstance(entry["after"], list) else [entry["after"]]
@@ -302,8 +331,9 @@ def report(results: dict[str, list[Result]], command: str) -> int:
             survivors = sorted((r for r in run if r.status in SURVIVED), key=lambda r: r.line)
             equivalent = 0
             for r in survivors:
-                why = equivalents.get(key(file, r))
-                used.add(key(file, r))
+                whole_scope = (file, r.scope, "*", "*")
+                why = equivalents.get(key(file, r)) or equivalents.get(whole_scope)
+                used.add(key(file, r) if key(file, r) in equivalents else whole_scope)
                 equivalent += why is not None
                 mark = f"equivalent: {why}" if why else "NOT EQUIVALENT"
                 print(f"  {file}:{r.line} {r.scope} [{r.engine} {r.kind or r.status}] {mark}")
@@ -357,6 +387,7 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=ROOT / "mutants" / "benchmark", help="work directory")
     parser.add_argument("--report", action="store_true", help="print the saved results again; run nothing")
     parser.add_argument("--survivors", action="store_true", help="run only the last run's survivors again")
+    parser.add_argument("--resume", action="store_true", help="go on with a run stopped (by its time box)")
     args = parser.parse_args()
     names = [name for name in args.modules.split(",") if name]
     unknown = [name for name in names if name not in UNITS]
@@ -365,36 +396,36 @@ def main() -> int:
     os.nice(args.nice)
     saved = args.work / "results"
     saved.mkdir(parents=True, exist_ok=True)
+    engines = ["mutmut", "ast"] if args.engine == "both" else [args.engine]
     results: dict[str, list[Result]] = {}
     for name in names:
-        path = saved / f"{name}.json"
-        before = [Result(**r) for r in json.loads(path.read_text())] if path.exists() else []
-        if args.report:
-            if before:
-                results[name] = before
-            continue
-        unit, folder = UNITS[name], args.work / name
-        print(f"{name}: {', '.join(unit.files)} against {', '.join(unit.tests)}", flush=True)
-        fresh_copy(unit, folder)
-        start = time.monotonic()
-        survivors = [r for r in before if r.status in SURVIVED]
-        fresh: list[Result] = []
-        if args.engine in ("both", "mutmut"):
-            only = [r.id for r in survivors if r.engine == "mutmut"] if args.survivors else None
-            fresh += run_mutmut(unit, folder, args, only)
-        if args.engine in ("both", "ast"):
-            wanted = {key(r.file, r) for r in survivors if r.engine == "ast"} if args.survivors else None
-            fresh += run_ast(unit, folder, args, wanted)
-        # Keep the saved results of an engine not run, and on a rerun of survivors all of them
-        # but the ones tried again.
-        engines = {"both": {"mutmut", "ast"}}.get(args.engine, {args.engine})
-        kept = {(r.engine, r.id): r for r in before if args.survivors or r.engine not in engines}
-        for r in fresh:
-            if r.status != "not checked" or (r.engine, r.id) not in kept:
-                kept[(r.engine, r.id)] = r
-        results[name] = list(kept.values())
-        path.write_text(json.dumps([asdict(r) for r in results[name]], indent=1))
-        print(f"  {time.monotonic() - start:.0f} s", flush=True)
+        unit = UNITS[name]
+        for engine in engines if not args.report else []:
+            # Each engine has its own copy and its own results: the two may run at once.
+            path, folder = saved / f"{name}-{engine}.json", args.work / name / engine
+            before = [Result(**r) for r in json.loads(path.read_text())] if path.exists() else []
+            print(f"{name}, {engine}: {', '.join(unit.files)} against {', '.join(unit.tests)}", flush=True)
+            if not (args.resume and engine == "mutmut" and folder.exists()):  # mutmut resumes in its copy
+                fresh_copy(unit, folder)
+            start = time.monotonic()
+            survivors = [r for r in before if r.status in SURVIVED] if args.survivors else None
+            if engine == "mutmut":
+                fresh = run_mutmut(unit, folder, args, None if survivors is None else [r.id for r in survivors])
+            else:
+                wanted = None if survivors is None else {key(r.file, r) for r in survivors}
+                done = {r.id for r in before if r.status != "not checked"} if args.resume else set()
+                fresh = run_ast(unit, folder, args, wanted, done)
+            # A rerun of survivors or a resumed run keeps every other result; a full run replaces them.
+            kept = {r.id: r for r in before} if args.survivors or args.resume else {}
+            for r in fresh:
+                if r.status != "not checked" or r.id not in kept:
+                    kept[r.id] = r
+            path.write_text(json.dumps([asdict(r) for r in kept.values()], indent=1))
+            print(f"  {time.monotonic() - start:.0f} s", flush=True)
+        for engine in ("mutmut", "ast"):
+            path = saved / f"{name}-{engine}.json"
+            if path.exists():
+                results.setdefault(name, []).extend(Result(**r) for r in json.loads(path.read_text()))
     shown = " ".join(sys.argv[1:])
     return report(results, f"nice python benchmarks/mutation.py {shown}".strip())
 

@@ -276,7 +276,7 @@ def replays_to(table: Table, line: tuple[tuple[int, ...], ...]) -> tuple[int, bo
     return cleared, over
 
 
-@pytest.mark.parametrize(("variant", "seed"), [("classic", 5), ("quads", 1), ("sum15", 37)])
+@pytest.mark.parametrize(("variant", "seed"), [("classic", 5), ("quads", 1), ("quads", 10), ("sum15", 37)])
 def test_a_line_through_a_state_settled_by_an_earlier_root_is_rebuilt_from_it(variant: str, seed: int) -> None:
     # One search over one deck, run from two roots (its memo is kept, as FixedDeck keeps it):
     # first the position after the best line's first move, then the deal. The second root
