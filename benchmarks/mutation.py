@@ -241,15 +241,7 @@ def run_ast(
 ) -> list[Result]:
     """Each ast mutant of the unit (or those of ``only``, by their keys; none of ``done``, by
     their ids) against the unit's tests."""
-    durations = folder / "durations.json"
-    env = {**os.environ, "MUTATION_RECORD": str(durations)}
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "mutation_order"]
-    start = time.monotonic()
-    clean = subprocess.run([*command, *unit.tests], cwd=folder, env=env, capture_output=True, text=True)
-    if clean.returncode != 0:
-        raise SystemExit(f"the unmutated tests fail:\n{clean.stdout[-3000:]}")
-    limit = 10 + 4 * (time.monotonic() - start)
-    env = {**os.environ, "MUTATION_DURATIONS": str(durations)}
+    command, env, limit = baseline(unit, folder, args.slack)
     planned: list[tuple[str, int, Mutant]] = []
     for file in unit.files:
         found = mutants_of((ROOT / file).read_text())
@@ -263,11 +255,66 @@ def run_ast(
         result = Result("ast", f"{file}:{index}", file, "not checked", mutant.line, mutant.scope, mutant.kind)
         result.before, result.after = mutant.before, mutant.after
         if result.id in keep and result.id not in done and time.monotonic() < deadline:
-            result.status = run_ast_mutant(folder, file, mutant.source, [*command, *unit.tests], env, limit)
+            result.status = run_ast_mutant(folder, file, mutant.source, command, env, limit)
         results.append(result)
+        if len(results) % 25 == 0:
+            tried = [r for r in results if r.status != "not checked"]
+            survived = sum(r.status in SURVIVED for r in tried)
+            print(f"  ast: {len(results)}/{len(planned)}, {len(tried)} run, {survived} survived", flush=True)
     if time.monotonic() >= deadline:
         print(f"  ast stopped at the time box ({args.time_box} min)")
     return results
+
+
+def baseline(unit: Unit, folder: Path, slack: float) -> tuple[list[str], dict[str, str], float]:
+    """The unit's test command in its copy, run once unmutated (it must pass; each test's time is
+    recorded for the ordering), its environment for the mutants, and a mutant's time limit."""
+    durations = folder / "durations.json"
+    env = {**os.environ, "MUTATION_RECORD": str(durations)}
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "mutation_order"]
+    command += unit.tests
+    start = time.monotonic()
+    clean = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
+    if clean.returncode != 0:
+        raise SystemExit(f"the unmutated tests fail:\n{clean.stdout[-3000:]}")
+    limit = (10 + 4 * (time.monotonic() - start)) * slack
+    return command, {**os.environ, "MUTATION_DURATIONS": str(durations)}, limit
+
+
+def check_timeouts(name: str, engine: str, before: list[Result], args: argparse.Namespace) -> list[Result]:
+    """The unit's mutants that ran out of time, run again as source mutants in a copy of their
+    own, with ``--slack`` times the limit: a survivor slowed by a loaded machine (or by mutmut's
+    trampolines, which double the cost of a call) must not pass for a kill. A mutmut mutant's
+    source is what ``mutmut apply`` writes in the copy it ran in."""
+    unit = UNITS[name]
+    folder = args.work / name / f"{engine}-timeouts"
+    fresh_copy(unit, folder)
+    command, env, limit = baseline(unit, folder, args.slack)
+    sources = {
+        f"{file}:{index}": m.source
+        for file in unit.files
+        for index, m in enumerate(mutants_of((ROOT / file).read_text()))
+    }
+    checked = []
+    for result in before:
+        if result.status != "timeout":
+            continue
+        if engine == "mutmut":
+            ran_in = args.work / name / "mutmut"
+            subprocess.run(
+                [str(Path(sys.executable).parent / "mutmut"), "apply", result.id],
+                cwd=ran_in,
+                check=True,
+                capture_output=True,
+            )
+            source = (ran_in / result.file).read_text()
+            shutil.copy2(ROOT / result.file, ran_in / result.file)
+        else:
+            source = sources[result.id]
+        status = run_ast_mutant(folder, result.file, source, command, env, limit)
+        print(f"  {result.id}: {status}", flush=True)
+        checked.append(Result(**{**asdict(result), "status": status}))
+    return checked
 
 
 def run_ast_mutant(folder: Path, file: str, source: str, command: list[str], env: dict[str, str], limit: float) -> str:
@@ -388,6 +435,10 @@ def main() -> int:
     parser.add_argument("--report", action="store_true", help="print the saved results again; run nothing")
     parser.add_argument("--survivors", action="store_true", help="run only the last run's survivors again")
     parser.add_argument("--resume", action="store_true", help="go on with a run stopped (by its time box)")
+    parser.add_argument(
+        "--timeouts", action="store_true", help="run the last run's timed-out mutants again, as source mutants"
+    )
+    parser.add_argument("--slack", type=float, default=1.0, help="times the ast runner's time limit (default 1)")
     args = parser.parse_args()
     names = [name for name in args.modules.split(",") if name]
     unknown = [name for name in names if name not in UNITS]
@@ -405,18 +456,20 @@ def main() -> int:
             path, folder = saved / f"{name}-{engine}.json", args.work / name / engine
             before = [Result(**r) for r in json.loads(path.read_text())] if path.exists() else []
             print(f"{name}, {engine}: {', '.join(unit.files)} against {', '.join(unit.tests)}", flush=True)
-            if not (args.resume and engine == "mutmut" and folder.exists()):  # mutmut resumes in its copy
-                fresh_copy(unit, folder)
+            if not (args.resume and engine == "mutmut" and folder.exists()) and not args.timeouts:
+                fresh_copy(unit, folder)  # mutmut resumes in the copy it ran in
             start = time.monotonic()
             survivors = [r for r in before if r.status in SURVIVED] if args.survivors else None
-            if engine == "mutmut":
+            if args.timeouts:
+                fresh = check_timeouts(name, engine, before, args)
+            elif engine == "mutmut":
                 fresh = run_mutmut(unit, folder, args, None if survivors is None else [r.id for r in survivors])
             else:
                 wanted = None if survivors is None else {key(r.file, r) for r in survivors}
                 done = {r.id for r in before if r.status != "not checked"} if args.resume else set()
                 fresh = run_ast(unit, folder, args, wanted, done)
             # A rerun of survivors or a resumed run keeps every other result; a full run replaces them.
-            kept = {r.id: r for r in before} if args.survivors or args.resume else {}
+            kept = {r.id: r for r in before} if args.survivors or args.resume or args.timeouts else {}
             for r in fresh:
                 if r.status != "not checked" or r.id not in kept:
                     kept[r.id] = r

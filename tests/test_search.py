@@ -299,6 +299,18 @@ def test_a_line_through_a_state_settled_by_an_earlier_root_is_rebuilt_from_it(va
     assert replays_to(table, warm.line) == (warm.best, True)
 
 
+def test_fixed_deck_scores_positions_over_one_deck_order() -> None:
+    table = play_first_moves(dealt("classic", 4), 2)
+    fixed = search.FixedDeck(table.variant, table.deck_values)
+    values, next_card = table.values, table.next_card
+    gain = search.best_cleared(table) - table.cleared
+    assert (table.cleared, gain) == (6, 21)
+    assert fixed.reaches(values, next_card, gain) and not fixed.reaches(values, next_card, gain + 1)
+    assert fixed.best_gain(values, next_card) == gain
+    assert fixed.upper_bound(values, next_card) == 42  # the deal's bound, 48, less the 6 cleared
+    assert fixed.best_gain(values, next_card) == gain  # again, through its memo
+
+
 def test_slot_line_takes_the_lowest_slots_and_follows_refills() -> None:
     # SEED1: 9D AH 4H 9H 3C 7H 2S 2D AC 7C, stock 10S 5H 8H ... The combination (4, 7, 9)
     # takes slots 0 (the first 9), 2 and 5; they refill with 10S, 5H, 8H. Then (2, 8, 10)
@@ -390,6 +402,22 @@ def test_a_recursion_limit_too_tight_for_the_search_is_one_line_and_left_as_it_w
     assert outputs[1].endswith(f", and it is {limit} (raise it with sys.setrecursionlimit)")
     with recursion_limit(limit + 200):
         assert search.best_cleared(table) == expected
+
+
+def test_every_entry_asks_for_room_for_the_cards_it_may_clear(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each search level clears at least one card, so the cards not yet cleared bound the depth:
+    # on the table and in the stock (analyse asks for the whole deck, an easier bound).
+    asked: list[int] = []
+    monkeypatch.setattr(search, "ensure_room", asked.append)
+    table = play_first_moves(dealt("classic", 4), 2)
+    values, deck, next_card = table.values, table.deck_values, table.next_card
+    assert (len(values), len(deck), next_card) == (10, 52, 16)
+    search.analyse(table)
+    search.analyse_values(table.variant, values, deck, next_card)
+    fixed = search.FixedDeck(table.variant, deck)
+    fixed.best_gain(values, next_card)
+    fixed.reaches(values, next_card, 1)
+    assert asked == [52, 46, 46, 46]
 
 
 # --- any rule set -----------------------------------------------------------------------------
