@@ -120,6 +120,13 @@ def fresh_copy(unit: Unit, folder: Path) -> None:
     for name in ("triples", "tests", "fixtures"):
         shutil.copytree(ROOT / name, folder / name, ignore=skipped)
     shutil.copy2(ORDER_PLUGIN, folder / "mutation_order.py")
+    write_project(unit, folder)
+
+
+def write_project(unit: Unit, folder: Path) -> None:
+    """The copy's pyproject.toml: the project's, with the unit's ``[tool.mutmut]`` (written again
+    when a run resumes, so that a changed setting, such as the time limit, applies; mutmut then
+    tries again the mutants that timed out)."""
     project = (ROOT / "pyproject.toml").read_text()
     project = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[|\Z)", "", project)
     (folder / "pyproject.toml").write_text(project.rstrip() + "\n\n" + mutmut_config(unit))
@@ -456,8 +463,10 @@ def main() -> int:
             path, folder = saved / f"{name}-{engine}.json", args.work / name / engine
             before = [Result(**r) for r in json.loads(path.read_text())] if path.exists() else []
             print(f"{name}, {engine}: {', '.join(unit.files)} against {', '.join(unit.tests)}", flush=True)
-            if not (args.resume and engine == "mutmut" and folder.exists()) and not args.timeouts:
-                fresh_copy(unit, folder)  # mutmut resumes in the copy it ran in
+            if args.resume and engine == "mutmut" and folder.exists():
+                write_project(unit, folder)  # mutmut resumes in the copy it ran in
+            elif not args.timeouts:
+                fresh_copy(unit, folder)
             start = time.monotonic()
             survivors = [r for r in before if r.status in SURVIVED] if args.survivors else None
             if args.timeouts:
