@@ -333,10 +333,16 @@ def test_fixed_deck_answers_as_fresh_searches_whatever_it_answered_before(varian
         assert fixed.best_gain(values, next_card) == fresh, (values, next_card)
 
 
-def test_a_search_result_is_frozen() -> None:
-    result = search.analyse(dealt("classic", 1))
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        result.best = 0  # type: ignore[misc]
+def test_a_search_result_and_what_a_variants_searches_share_are_frozen() -> None:
+    from triples.engines.search.bounds import family_for
+    from triples.engines.search.kit import kit_for
+
+    classic = parse_variant("classic")
+    shared: list[object] = [search.analyse(dealt("classic", 1)), kit_for(classic), kit_for(classic).rules]
+    shared.append(family_for(classic))
+    for made in shared:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(made, "per_move", 0)  # noqa: B010  (the attribute need not exist: frozen refuses first)
 
 
 def test_slot_line_takes_the_lowest_slots_and_follows_refills() -> None:
