@@ -465,6 +465,7 @@ def main() -> int:
             print(f"{name}, {engine}: {', '.join(unit.files)} against {', '.join(unit.tests)}", flush=True)
             if args.resume and engine == "mutmut" and folder.exists():
                 write_project(unit, folder)  # mutmut resumes in the copy it ran in
+                shutil.copy2(ORDER_PLUGIN, folder / "mutation_order.py")
             elif not args.timeouts:
                 fresh_copy(unit, folder)
             start = time.monotonic()
