@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = ROOT / "benchmarks"
-LIBRARIES = {"common.py", "naive.py", "processes.py"}  # imported by the scripts, not run
+LIBRARIES = {"ast_mutants.py", "common.py", "mutation_order.py", "naive.py", "processes.py"}  # imported, not run
 
 SHORT_RUNS = [
     pytest.param(

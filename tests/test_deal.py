@@ -12,6 +12,9 @@ def codes(deck: object) -> list[str]:
     return [card.code for card in deck]  # type: ignore[attr-defined]
 
 
+CLASSIC_CODES = codes(parse_variant("classic").cards)  # factory order: AS 2S ... KS AH ... KC
+
+
 def test_a_seed_deals_the_original_shuffle() -> None:
     classic = parse_variant("classic")
     assert seeded(classic, 0).codes() == ["9H", "9D", "10H", "KH", "JS", "10C", "7H", "6C", "KC", "10D"]
@@ -37,12 +40,22 @@ def test_an_explicit_deck_of_codes_or_values() -> None:
         ("sum15", [5, 5, 5, 5], "deck is missing 32 card(s): 1 1 1 1 2"),
         ("classic", ["ZZ"], "unknown card 'ZZ' for variant 'classic'"),
         ("classic", ["AS", "AS"], "card 'AS' appears twice in the deck"),
+        # A deck of codes missing cards names how many and the first five, in factory order.
+        ("classic", CLASSIC_CODES[7:], "deck is missing 7 card(s): AS 2S 3S 4S 5S"),
+        ("classic", CLASSIC_CODES[:-1], "deck is missing 1 card(s): KC"),
+        ("classic", CLASSIC_CODES[:20:2] + CLASSIC_CODES[20:], "deck is missing 10 card(s): 2S 4S 6S 8S 10S"),
+        ("classic", [], "deck is missing 52 card(s): AS 2S 3S 4S 5S"),
     ],
 )
 def test_a_bad_deck_is_one_line_of_error(variant: str, deck: list[object], message: str) -> None:
     with pytest.raises(BadDeck) as raised:
         deal(parse_variant(variant), deck)
     assert str(raised.value) == message
+
+
+def test_the_mixed_deck_message_is_the_documented_one() -> None:
+    # The interpreter's answer quotes it (docs/operations.md): the words are the contract.
+    assert MIXED_DECK == "deck must be a list of card codes, or of values for a numeric deck"
 
 
 def test_fewer_suits_deal_from_the_first_suits_in_factory_order() -> None:

@@ -29,13 +29,17 @@ def pinned() -> list[Case]:
     return cases
 
 
-def mismatches(cases: list[Case]) -> list[str]:
-    found = []
+def mismatches(cases: list[Case], enough: int = 10) -> list[str]:
+    """The first ``enough`` deals that do not replay as pinned (stopping there: a change that
+    breaks many deals is told as fast as one that breaks a few, which mutation runs need)."""
+    found: list[str] = []
     for stem, spec, expected in cases:
         got = playthrough(spec, expected["seed"], with_fair=expected["seed"] <= FAIR_DEALS)
         if dumps(got) != dumps(expected):
             differing = sorted(key for key in expected if dumps(expected[key]) != dumps(got.get(key)))
             found.append(f"{stem} seed {expected['seed']}: {differing}")
+            if len(found) == enough:
+                break
     return found
 
 
@@ -50,11 +54,11 @@ def test_golden_playthroughs_replay_cold_then_warm_in_shuffled_orders() -> None:
     cold = cases[:]
     order.shuffle(cold)
     caches.clear()
-    assert mismatches(cold)[:10] == []
+    assert mismatches(cold) == []
     warm = cases[:]
     order.shuffle(warm)
     assert warm != cold
-    assert mismatches(warm)[:10] == []
+    assert mismatches(warm) == []
 
 
 @pytest.mark.parametrize("stem", ["classic", "grid100", "sum15-one-suit-12-slots"])

@@ -1,14 +1,17 @@
 """The operations' registry: sealed once the interpreter is loaded, a name never taken twice,
-and a stand-in for tests that leaves it as it was."""
+a stand-in for tests that leaves it as it was, and the decorator that fills it; the quick tests
+of arguments, and answers made writable."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
-from triples.interpreter.operations import OPERATIONS, Args, Operation, Registry
-from triples.interpreter.session import Session
+from triples.interpreter import operations
+from triples.interpreter.operations import OPERATIONS, Args, Operation, OperationError, Registry, writable
+from triples.interpreter.session import NewArgs, Session
 
 
 def handler(session: Session, args: Any) -> str:
@@ -60,3 +63,38 @@ def test_a_session_takes_an_operation_written_as_a_tuple() -> None:
     assert session.apply(("new", "g", 1))[0] == "9D"
     assert session.apply(("play", "g", (0, 2, 5))) == "ok"
     assert session.apply("new") == "error: malformed operation"
+
+
+def test_a_lone_surrogate_is_written_as_its_escape_so_every_answer_encodes() -> None:
+    assert writable("error: unknown operation '\ud800'") == "error: unknown operation '\\ud800'"
+    assert writable("error: unknown variant 'ünï\udfff'") == "error: unknown variant 'ünï\\udfff'"
+    assert writable("error: unknown variant 'ünï'") == "error: unknown variant 'ünï'"
+    answer = Session().apply(["\udc80", "g"])
+    assert answer == "error: unknown operation '\\udc80'"
+    assert answer.encode() == b"error: unknown operation '\\udc80'"
+
+
+def test_an_operation_is_frozen_once_registered() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        OPERATIONS["status"].cost = "search"  # type: ignore[misc]
+
+
+def test_the_decorator_registers_the_handler_as_declared_and_gives_it_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh = Registry()
+    monkeypatch.setattr(operations, "OPERATIONS", fresh)
+    assert operations.operation("probe", NewArgs, cost="search")(handler) is handler
+    probe = fresh["probe"]
+    assert (probe.name, probe.args, probe.handler, probe.cost) == ("probe", NewArgs, handler, "search")
+    assert (probe.fields, probe.required) == (("id", "seed_or_deck", "variant"), 2)
+
+
+def test_arguments_of_exactly_their_fields_types_never_need_the_strict_model() -> None:
+    # The quick tests take them (no pydantic model is built: its import would triple the command
+    # line's start-up); anything else goes to the model, which is built then.
+    probe = Operation("probe", NewArgs, handler, "cheap")
+    assert [test(value) for test, value in zip(probe.quick, ["g", 1, "classic"], strict=True)] == [True] * 3
+    assert probe.parse(["g", [1, "2S"], {"base": "classic"}]) == NewArgs("g", [1, "2S"], {"base": "classic"})
+    assert "validator" not in vars(probe)
+    with pytest.raises(OperationError, match=r'usage: \["probe", id, seed_or_deck, variant\?\]'):
+        probe.parse(["g", True])
+    assert "validator" in vars(probe)

@@ -145,6 +145,9 @@ def test_legal_moves_equal_brute_force_through_whole_games(variant: str) -> None
         pytest.param([0, 1, 2, 1, 1], 3, 7, [(1, 2, 4), (2, 2, 3)], id="lexicographic"),
         pytest.param([0, 4, 4], 2, 9, [], id="target-above-reach"),
         pytest.param([0, 1, 1, 1, 1, 1], 4, 14, [(2, 3, 4, 5)], id="four"),
+        # Index 0 counts empty slots (a table's raw counts): they supply no card.
+        pytest.param([5, 1, 1, 1], 2, 3, [(1, 2)], id="empty-slots-supply-nothing"),
+        pytest.param([4, 1, 1, 1], 3, 4, [], id="empty-slots-supply-nothing-to-three"),
     ],
 )
 def test_value_combos(counts: list[int], k: int, target: int, combos: list[tuple[int, ...]]) -> None:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import random
 import sys
 from collections.abc import Iterator
@@ -264,6 +265,86 @@ def test_solve_and_best_agree() -> None:
             assert table.cleared == best
 
 
+def replays_to(table: Table, line: tuple[tuple[int, ...], ...]) -> tuple[int, bool]:
+    """What playing the value ``line`` from the table clears, and whether the game is then over;
+    the table is left as it was."""
+    moves = search.slot_line(table, line)
+    for move in moves:
+        table.push(rules.check_move(table, list(move)))
+    cleared, over = table.cleared, not rules.has_legal_move(table)
+    for _ in moves:
+        table.pop()
+    return cleared, over
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("classic", 5), ("quads", 1), ("quads", 10), ("sum15", 37)])
+def test_a_line_through_a_state_settled_by_an_earlier_root_is_rebuilt_from_it(variant: str, seed: int) -> None:
+    # One search over one deck, run from two roots (its memo is kept, as FixedDeck keeps it):
+    # first the position after the best line's first move, then the deal. The second root
+    # finds that position settled in the memo, takes the incumbent from it without walking it,
+    # and rebuilds the rest of the line afterwards from the state (line_from).
+    from triples.engines.search.engine import _Search
+
+    table = dealt(variant, seed)
+    cold = search.analyse(table)
+    searcher = _Search(table.variant, table.deck_values)
+    table.push(search.slot_line(table, cold.line[:1])[0])
+    searcher.root(table.values, table.next_card, table.cleared)
+    after_first = searcher.run()
+    table.pop()
+    searcher.root(table.values, table.next_card, table.cleared)
+    warm = searcher.run()
+    assert searcher.pending is not None  # the incumbent came through the memo
+    assert (warm.best, after_first.best) == (cold.best, cold.best)
+    assert len(warm.line) * table.variant.per_move == warm.best
+    assert replays_to(table, warm.line) == (warm.best, True)
+
+
+def test_fixed_deck_scores_positions_over_one_deck_order() -> None:
+    table = play_first_moves(dealt("classic", 4), 2)
+    fixed = search.FixedDeck(table.variant, table.deck_values)
+    values, next_card = table.values, table.next_card
+    gain = search.best_cleared(table) - table.cleared
+    assert (table.cleared, gain) == (6, 21)
+    assert fixed.reaches(values, next_card, gain) and not fixed.reaches(values, next_card, gain + 1)
+    assert fixed.best_gain(values, next_card) == gain
+    assert fixed.upper_bound(values, next_card) == 42  # the deal's bound, 48, less the 6 cleared
+    assert fixed.best_gain(values, next_card) == gain  # again, through its memo
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("sum15", 5), ("classic", 3), ("quads", 2)])
+def test_fixed_deck_answers_as_fresh_searches_whatever_it_answered_before(variant: str, seed: int) -> None:
+    # Every position of one random game over one deck order, asked deepest first and then
+    # from the deal on: each answer reads what the earlier ones left in the shared memo, and
+    # must still be exactly a fresh search's.
+    table = dealt(variant, seed)
+    choose = random.Random(seed)
+    positions = []
+    while True:
+        positions.append((list(table.values), table.next_card))
+        moves = rules.legal_moves(table)
+        if not moves:
+            break
+        table.push(choose.choice(moves))
+    fixed = search.FixedDeck(table.variant, table.deck_values)
+    deck = table.deck_values
+    for values, next_card in [*reversed(positions), *positions]:
+        fresh = search.analyse_values(table.variant, values, deck, next_card).best
+        assert fixed.best_gain(values, next_card) == fresh, (values, next_card)
+
+
+def test_a_search_result_and_what_a_variants_searches_share_are_frozen() -> None:
+    from triples.engines.search.bounds import family_for
+    from triples.engines.search.kit import kit_for
+
+    classic = parse_variant("classic")
+    shared: list[object] = [search.analyse(dealt("classic", 1)), kit_for(classic), kit_for(classic).rules]
+    shared.append(family_for(classic))
+    for made in shared:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(made, "per_move", 0)  # noqa: B010  (the attribute need not exist: frozen refuses first)
+
+
 def test_slot_line_takes_the_lowest_slots_and_follows_refills() -> None:
     # SEED1: 9D AH 4H 9H 3C 7H 2S 2D AC 7C, stock 10S 5H 8H ... The combination (4, 7, 9)
     # takes slots 0 (the first 9), 2 and 5; they refill with 10S, 5H, 8H. Then (2, 8, 10)
@@ -355,6 +436,87 @@ def test_a_recursion_limit_too_tight_for_the_search_is_one_line_and_left_as_it_w
     assert outputs[1].endswith(f", and it is {limit} (raise it with sys.setrecursionlimit)")
     with recursion_limit(limit + 200):
         assert search.best_cleared(table) == expected
+
+
+def test_every_entry_asks_for_room_for_the_cards_it_may_clear(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each search level clears at least one card, so the cards not yet cleared bound the depth:
+    # on the table and in the stock (analyse asks for the whole deck, an easier bound).
+    asked: list[int] = []
+    monkeypatch.setattr(search, "ensure_room", asked.append)
+    table = play_first_moves(dealt("classic", 4), 2)
+    values, deck, next_card = table.values, table.deck_values, table.next_card
+    assert (len(values), len(deck), next_card) == (10, 52, 16)
+    search.analyse(table)
+    search.analyse_values(table.variant, values, deck, next_card)
+    fixed = search.FixedDeck(table.variant, deck)
+    fixed.best_gain(values, next_card)
+    fixed.reaches(values, next_card, 1)
+    assert asked == [52, 46, 46, 46]
+
+
+def test_the_deadline_is_checked_at_the_start_and_at_expanded_states(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With the mask at 0 every expanded state checks: a search that returns without checking
+    # could outlive any limit. The real mask keeps it to one check per 1,024 states.
+    from triples.model.deal import seeded
+    from triples.support import deadline
+
+    for work in (1, 40, 1000, 10**6):  # a power of two less one: a mask
+        assert (deadline.check_mask(work) + 1) & deadline.check_mask(work) == 0
+    checks: list[int] = []
+    monkeypatch.setattr(deadline, "check", lambda: checks.append(1))
+    monkeypatch.setattr(deadline, "check_mask", lambda work: 0)
+    result = search.analyse(dealt("quads", 87))  # the stock phase and the packing after it
+    assert (result.states, len(checks)) == (629, 1383)  # with the checks of building its tables
+    checks.clear()
+    grid100 = parse_variant("grid100")
+    values = [v if i % 13 else 0 for i, v in enumerate(seeded(grid100, 1).values)]  # packing only
+    result = search.analyse_values(grid100, values, [], 0)
+    assert (result.states, len(checks)) == (438, 634)
+
+
+def value_bound_by_its_definition(k: int, target: int, cards: list[int]) -> int:
+    """The most cards m moves can clear, for the largest m whose leftover cards can make up the
+    leftover value: none left for none, one card of exactly that value, or between the sum of
+    that many smallest and that many largest cards."""
+    cards = sorted(cards)
+    for moves in range(min(len(cards) // k, sum(cards) // target), 0, -1):
+        left, rest = len(cards) - moves * k, sum(cards) - moves * target
+        if left == 0:
+            fits = rest == 0
+        elif left == 1:
+            fits = rest in cards
+        else:
+            fits = sum(cards[:left]) <= rest <= sum(cards[-left:])
+        if fits:
+            return moves * k
+    return 0
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_the_value_bound_is_its_definition(variant: str) -> None:
+    from triples.engines.search.bounds import value_bound
+    from triples.engines.search.layouts import search_tables_for
+
+    rules_of = parse_variant(variant)
+    tables = search_tables_for(rules_of)
+    deck = [rules_of.value(card) for card in rules_of.cards]
+    choose = random.Random(variant)
+    for _ in range(200):
+        cards = choose.sample(deck, choose.randrange(len(deck) + 1))
+        pool = rules.histogram(cards, rules_of.max_value)
+        expected = value_bound_by_its_definition(rules_of.per_move, rules_of.target, cards)
+        assert value_bound(tables, len(cards), sum(cards), pool) == expected, sorted(cards)
+
+
+def test_packing_weights_of_empty_slots_and_of_rules_without_a_combination() -> None:
+    from triples.model.variant import Variant
+
+    sum15 = parse_variant("sum15")
+    weights = search.packing_weights(sum15, [0, 1, 0, 0, 0, 2, 0, 0, 0, 1])
+    assert weights is not None and weights[0] == 0.0  # empty slots weigh nothing
+    assert [round(w, 9) for w in weights] == [0.0, 0.666666667, 1.0, 1.0, 1.0, 0.333333333, 1.0, 1.0, 1.0, 0.0]
+    nothing = Variant(name="none", slots=3, per_move=2, target=10, deck="numeric", top_rank=3, suits=1)
+    assert search.packing_weights(nothing, [0, 1, 1, 1]) == [0.0, 0.0, 0.0, 0.0]
 
 
 # --- any rule set -----------------------------------------------------------------------------

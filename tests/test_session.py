@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -8,8 +9,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from tests.helpers import SEED1, SEED1_TABLE
-from triples.interpreter.operations import OPERATIONS, Operation, OperationError, exact_test
+from triples.interpreter.operations import OPERATIONS, Args, Operation, OperationError, exact_test
 from triples.interpreter.session import NOT_QUICK, NewArgs, NoArgs, PlayArgs, QuartetsArgs, Session
+from triples.support import deadline
 
 USAGE = {
     "new": 'error: usage: ["new", id, seed_or_deck, variant?]',
@@ -464,9 +466,78 @@ def test_arguments_parse_to_their_dataclass(op: list[Any], parsed: object) -> No
         pytest.param(dict[str, Any], [{}, {"a": [1]}], [{1: 2}, [], None], id="dict-of-str"),
         pytest.param(Any, [None, object(), True], [], id="any"),
         pytest.param(float, [], [1.0, 1], id="unknown-type-takes-nothing"),
+        pytest.param(list[int], [], [[1], []], id="list-of-other-types-takes-nothing"),
+        pytest.param(dict[str, int], [], [{"a": 1}, {}], id="dict-of-other-types-takes-nothing"),
     ],
 )
 def test_exact_tests(annotation: object, taken: list[object], left: list[object]) -> None:
     test = exact_test(annotation)
     assert [test(value) for value in taken] == [True] * len(taken)
     assert [test(value) for value in left] == [False] * len(left)
+
+
+# --- the edge: a defect is still an answer, a deadline is not ---------------------------------
+
+
+def defective(session: Session, args: Any) -> str:
+    raise KeyError("a defect")
+
+
+def test_a_defect_in_a_handler_is_an_internal_error_naming_its_exception_and_the_session_goes_on() -> None:
+    with OPERATIONS.replaced(Operation("status", Args, defective, "cheap")):
+        outputs = apply_all([["new", "g", 1], ["status", "g"], ["table", "g"]])
+    assert outputs[1:] == ["error: internal error (KeyError)", SEED1_TABLE]
+
+
+def test_a_deadline_passes_through_apply_to_whoever_set_it() -> None:
+    session = Session()
+    session.apply(["new", "g", 1])
+    with deadline.limited(-1.0), pytest.raises(deadline.TimeLimitExceeded):
+        session.apply(["best", "g"])
+    assert session.apply(["best", "g"]) == 48  # the game is as it was, and answers without a limit
+
+
+# --- what the search-cost operations answer, as the interpreter words it -------------------------
+
+
+def test_autoplay_answers_the_moves_and_what_they_cleared() -> None:
+    outputs = apply_all([["new", "g", 1], ["autoplay", "g", "high"], ["status", "g"]])
+    assert outputs[1:] == [
+        {"moves": [[0, 3, 6], [0, 6, 7], [0, 4, 5], [0, 3, 5]], "cleared": 12},
+        {"cleared": 12, "stock": 30, "over": True},
+    ]
+
+
+def test_solve_answers_best_and_a_line_of_slot_moves_and_plays_nothing() -> None:
+    outputs = apply_all([["new", "g", SEED1], ["solve", "g"], ["history", "g"]])
+    assert outputs[1:] == [
+        {
+            "best": 48,
+            "moves": [
+                [0, 2, 5], [0, 1, 3], [0, 5, 6], [1, 4, 9], [1, 7, 9], [1, 3, 8], [0, 2, 4], [1, 4, 6],
+                [1, 2, 4], [1, 2, 3], [2, 3, 6], [0, 3, 7], [0, 1, 3], [0, 1, 3], [0, 4, 5], [1, 7, 8],
+            ],
+        },
+        [],
+    ]  # fmt: skip
+
+
+def test_bestrun_and_quartets_answer_without_a_game() -> None:
+    cheated = ["1 A 2 3C no", "2 A 3 3A yes", "2 A 4 3D yes", "2 A 1 3C no"]  # docs/quartets.md
+    outputs = apply_all([["bestrun", "KJQKA2A"], ["quartets", cheated], ["quartets", []]])
+    assert outputs == [[4, 5, 6, 3, 2, 1], {"cheated": True, "certain_after": 4}, {"cheated": False}]
+
+
+# --- the operations' registry, as the interpreter leaves it ----------------------------------------
+
+
+def test_every_operations_arguments_are_a_frozen_dataclass() -> None:
+    for name, op in OPERATIONS.items():
+        assert dataclasses.is_dataclass(op.args), name
+        assert op.args.__dataclass_params__.frozen, name  # type: ignore[attr-defined]
+
+
+def test_the_interpreter_seals_its_registry_once_every_operation_is_in() -> None:
+    with pytest.raises(RuntimeError, match="cannot register 'late': the operations are fixed"):
+        OPERATIONS.add(Operation("late", Args, defective, "cheap"))
+    assert "late" not in OPERATIONS

@@ -64,6 +64,14 @@ def test_grid100_has_no_random_chance() -> None:
     assert answer["p_random"] is None and answer["band"] in difficulty.BANDS
 
 
+def test_a_small_deck_dealt_whole_has_no_random_chance_either() -> None:
+    # Nine slots for sum15's nine spades: every card is dealt at once, however few (random
+    # play would reach best with chance 0.75 here, but the rule is the deal's shape).
+    nine = {"base": "sum15", "suits": 1, "slots": 9}
+    answer = apply_all([["new", "g", 1, nine], ["rating", "g"]])[1]
+    assert answer == {"band": "easy", "p_random": None, "best": 9, "high": 9, "fair": 9}
+
+
 def test_rating_judges_the_deal_whatever_was_played_and_changes_nothing() -> None:
     session = Session()
     session.apply(["new", "g", 1])

@@ -6,6 +6,7 @@ from tests.helpers import SEED1
 from triples.model.cards import Card
 from triples.model.shuffle import shuffled
 from triples.model.table import Move, Table
+from triples.model.variant import Variant
 from triples.model.variants import parse_variant
 
 CLASSIC = parse_variant("classic")
@@ -28,6 +29,7 @@ def test_push_refills_in_increasing_slot_order() -> None:
     table = seed1_table()
     table.push(Move([5, 0, 2]))
     assert table.codes() == ["10S", "AH", "5H", "9H", "3C", "8H", "2S", "2D", "AC", "7C"]
+    assert table.values == [10, 1, 5, 9, 3, 8, 2, 2, 1, 7]  # the search and the rules read these
     assert (table.cleared, table.stock_size, table.history()) == (3, 39, [Move([0, 2, 5])])
 
 
@@ -39,8 +41,10 @@ def test_pop_restores_exactly() -> None:
     table.push(Move([0, 3, 6]))
     assert table.pop() == Move([0, 3, 6])
     assert table.snapshot() == middle
+    assert table.values == [10, 1, 5, 9, 3, 8, 2, 2, 1, 7]
     assert table.pop() == Move([0, 2, 5])
     assert table.snapshot() == before
+    assert table.values == [9, 1, 4, 9, 3, 7, 2, 2, 1, 7]
     with pytest.raises(IndexError):
         table.pop()
 
@@ -59,6 +63,29 @@ def test_stock_running_out_leaves_slots_empty_and_undo_refills_them() -> None:
     assert table.stock_size == 0
     table.pop()
     assert table.snapshot() == before
+
+
+def test_the_snapshot_is_everything_observable() -> None:
+    table = seed1_table()
+    table.push(Move([0, 2, 5]))
+    assert table.snapshot() == (
+        ("10S", "AH", "5H", "9H", "3C", "8H", "2S", "2D", "AC", "7C"),
+        13,
+        3,
+        (Move([0, 2, 5]),),
+    )
+
+
+def test_slots_past_a_short_deck_are_empty_and_worth_nothing() -> None:
+    # A rule set of one's own may have more slots than cards: every card is dealt at once.
+    few = Variant(name="few", slots=8, per_move=2, target=4, deck="numeric", top_rank=3, suits=2)
+    table = Table(few, few.cards)
+    assert table.codes() == ["1S", "2S", "3S", "1H", "2H", "3H", None, None]
+    assert table.values == [1, 2, 3, 1, 2, 3, 0, 0]
+    table.push(Move([0, 2]))
+    assert table.values == [0, 2, 0, 1, 2, 3, 0, 0]
+    table.pop()
+    assert table.values == [1, 2, 3, 1, 2, 3, 0, 0]
 
 
 def test_deck_of_wrong_size_is_refused() -> None:
