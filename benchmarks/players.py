@@ -451,6 +451,10 @@ def failures(figures: Figures) -> list[str]:
 
 
 def main() -> int:
+    if "--populations" in sys.argv[1:]:  # populations of known skill over many days: a mode of its own
+        from players_populations import main as populations
+
+        return populations(sys.argv[1:])
     with contextlib.suppress(ImportError):  # the serve extra's event loop: the players cost less CPU on it
         import uvloop
 

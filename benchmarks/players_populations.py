@@ -1,0 +1,393 @@
+"""The players' game played by populations of known skill: ``python benchmarks/players.py --populations``.
+
+A secret calendar of --days past days per variant (``triples calendar --secret``, bands
+easy, medium, hard in turn) is played day after day through the real HTTP API (POST /players,
+POST /play, POST /play/{attempt}) by --players-per-population synthetic players of each
+population of ``triples.engines.populations`` (random, high, lookahead, fair, high-slips,
+fair-slips, mixed) and by a sighted population that plays the deal's best line: one attempt per
+player per day and variant. The service only plays today's deal, so each server runs
+``triples serve`` with the date it sees (the players' routes' ``today``) read from a file the
+benchmark sets to each day in turn; nothing else of the service is changed.
+
+- Blind players see only what the service answers: the table and the moves, from which they
+  rebuild the cards dealt so far (``populations.seen_table``); their stock is never read.
+- The sighted player is the simplest honest cheater: it knows the deck (the benchmark reads it
+  from the store, as a second account that had played the deal first would have learned it)
+  and plays the line ``solve`` finds on it.
+- The random players play in a store of their own (a copy of the same calendar), so that
+  ``triples calibrate`` sees a population whose true map is known: a uniformly random player
+  reaches best with probability ``p_random``, so the fitted map must be intercept 0, slope 1.
+
+Then, per day, ``triples audit --format jsonl`` on both stores, and ``triples calibrate
+--format jsonl``. Printed: per population and variant the games and the share called
+``suspect``, overall and on the deals where the fair player falls short of best (false
+positives for the blind populations, detection for the sighted one); the random players'
+fitted map with its standard errors and whether 0 and 1 lie in its 95% intervals; the error of
+a deal's rating learned from half its attempts against the share of the other half, seeded by
+the engines' estimate and from a flat start (``triples.engines.calibration``, on the attempts
+read back from the store); the map fitted to the other populations together, for a look.
+
+Exit status 1 when a blind population's games are called suspect in more than 1% of them, a
+request fails, or the random players' map misses 0 or 1; detection is printed, not required
+(the audit's own figures over 1,000 games a population come from ``benchmarks/audit.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+from serve import HOST, Connection, free_port, healthy, stop_server
+
+from triples.engines import calibration, populations
+from triples.model.deal import explicit_deck
+from triples.model.table import Move, Table
+from triples.model.variants import parse_variant
+from triples.store import open_store
+
+START_TIMEOUT = 60
+UNLIMITED = ("--player-rate", "1e6", "--address-rate", "1e6", "--new-players", "1e8")
+SIGHTED = "sighted"
+NAMES = (*populations.BLIND, SIGHTED)
+FALSE_POSITIVE_GOAL = 0.01
+# ``triples serve`` seeing the date in the file named first: the players' routes ask ``today``.
+FIXED_CLOCK = """\
+import sys
+from pathlib import Path
+from triples.doors.service import daily, game, players
+clock = Path(sys.argv.pop(1))
+def today() -> str:
+    return clock.read_text().strip()
+daily.today = game.today = players.today = today
+from triples.__main__ import main
+sys.exit(main())
+"""
+
+
+def triples(*arguments: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "triples", *arguments], capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        raise SystemExit(f"triples {arguments[0]} failed: {done.stderr.strip()}")
+    return done.stdout
+
+
+def jsonl(text: str) -> list[dict[str, Any]]:
+    return [orjson.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def make_calendar(store: Path, variants: list[str], days: list[str]) -> dict[tuple[str, str], dict[str, Any]]:
+    """The secret calendar of ``days`` for each variant in ``store``: each deal's row, by (date, variant)."""
+    deals = {}
+    for variant in variants:
+        span = ("--start", days[0], "--days", str(len(days)), "--pattern", "easy,medium,hard")
+        rows = triples("calendar", "--secret", "--db", str(store), "--variant", variant, *span, "--format", "jsonl")
+        deals |= {(row["date"], row["variant"]): row for row in jsonl(rows)}
+    return deals
+
+
+def start_server(store: Path, clock: Path, port: int) -> subprocess.Popen[bytes]:
+    server = subprocess.Popen(
+        [sys.executable, "-c", FIXED_CLOCK, str(clock), "serve", "--host", HOST, "--port", str(port), "--db",
+         str(store), "--workers", "1", "--no-access-log", *UNLIMITED],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    until = time.monotonic() + START_TIMEOUT
+    while not healthy(port):
+        if server.poll() is not None or time.monotonic() > until:
+            raise SystemExit(f"the server did not start: {server.communicate()[1].decode()}")
+        time.sleep(0.05)
+    return server
+
+
+# ---------------------------------------------------------------- a player
+
+
+def request(port: int, method: str, path: str, body: Any = None, token: str | None = None) -> bytes:
+    data = b"" if body is None else orjson.dumps(body)
+    head = f"{method} {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Length: {len(data)}\r\n"
+    if token is not None:
+        head += f"Authorization: Bearer {token}\r\n"
+    return (head + "\r\n").encode() + data
+
+
+@dataclass
+class Player:
+    population: str
+    name: str
+    port: int
+    rng: random.Random
+    token: str = ""
+    games: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+async def answer(connection: Connection, data: bytes, status: int) -> Any:
+    got = await connection.send(data)
+    if got.status != status:
+        raise RuntimeError(f"{got.status}: {got.body.decode()[:200]}")
+    return orjson.loads(got.body)
+
+
+async def play_day(player: Player, variants: list[str], decks: dict[str, list[str]]) -> None:
+    """The player's attempt at each variant's deal of the day the server sees (joining first,
+    on its first day); ``decks``: each variant's deck, which only the sighted player reads."""
+    connection = await Connection.open(player.port)
+    try:
+        if not player.token:
+            joined = await answer(connection, request(player.port, "POST", "/players", {"name": player.name}), 201)
+            player.token = joined["token"]
+        for variant in variants:
+            state = await answer(
+                connection, request(player.port, "POST", "/play", {"variant": variant}, player.token), 201
+            )
+            await play_attempt(player, connection, state, decks[variant])
+            player.games += 1
+    except RuntimeError as exc:
+        player.errors.append(str(exc))
+    finally:
+        connection.close()
+
+
+async def play_attempt(player: Player, connection: Connection, state: dict[str, Any], deck: list[str]) -> None:
+    variant = parse_variant(state["variant"])
+    card = {c.code: c for c in variant.cards}
+    dealt = [card[code] for code in state["table"] if code is not None]
+    moves: list[list[int]] = []
+    if player.population == SIGHTED:
+        line = iter(populations.play(populations.POPULATIONS["solve"], Table(variant, explicit_deck(variant, deck)),
+                                     player.rng))  # fmt: skip
+        choose = lambda seen: next(line, None)  # noqa: E731
+    else:
+        choose = populations.POPULATIONS[player.population].player(
+            populations.seen_table(variant, dealt, []), player.rng
+        )
+    path = f"/play/{state['attempt']}"
+    while not state["over"]:
+        seen = populations.seen_table(variant, dealt, moves)
+        if seen.codes() != state["table"]:
+            raise RuntimeError(f"{player.name}: the table rebuilt from what was seen is not the table shown")
+        move: Move | None = choose(seen)
+        if move is None:
+            raise RuntimeError(f"{player.name}: no move, but the game is not over")
+        body = {"move": list(move), "turn": state["turn"]}
+        state = await answer(connection, request(player.port, "POST", path, body, player.token), 200)
+        moves.append(list(move))
+        dealt += [card[code] for slot in sorted(move) if (code := state["table"][slot]) is not None]
+
+
+# ---------------------------------------------------------------- the figures
+
+
+@dataclass
+class Tally:
+    games: int = 0
+    suspect: int = 0
+    short_games: int = 0  # on deals where the fair player falls short of best
+    short_suspect: int = 0
+
+    def add(self, suspect: bool, short: bool) -> None:
+        self.games += 1
+        self.suspect += suspect
+        self.short_games += short
+        self.short_suspect += suspect and short
+
+
+def share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "-"
+
+
+def audit_report(tallies: dict[tuple[str, str], Tally], variants: list[str]) -> tuple[list[str], list[str]]:
+    lines = [
+        "audit of the games played (suspect: the share of games called suspect; fair short: the deals where the fair"
+        " player falls short of best)",
+        f"{'population':<11} {'variant':<8} {'games':>6} {'suspect':>8} {'fair short':>10} {'suspect':>8}",
+    ]
+    failed = []
+    for name in NAMES:
+        for variant in variants:
+            t = tallies.get((name, variant), Tally())
+            lines.append(
+                f"{name:<11} {variant:<8} {t.games:>6} {share(t.suspect, t.games):>8} {t.short_games:>10} "
+                f"{share(t.short_suspect, t.short_games):>8}"
+            )
+    blind = [t for (name, _), t in tallies.items() if name != SIGHTED]
+    games, suspect = sum(t.games for t in blind), sum(t.suspect for t in blind)
+    worst = max((t.suspect / t.games for t in blind if t.games), default=0.0)
+    lines.append(
+        f"blind populations: {games} games, {suspect} suspect ({share(suspect, games)}); worst population and "
+        f"variant {100 * worst:.1f}%, goal <= {100 * FALSE_POSITIVE_GOAL:.0f}%"
+    )
+    if worst > FALSE_POSITIVE_GOAL:
+        failed.append(f"a blind population called suspect in {100 * worst:.1f}% of its games")
+    sighted = Tally()
+    for (name, _), t in tallies.items():
+        if name == SIGHTED:
+            sighted.games, sighted.suspect = sighted.games + t.games, sighted.suspect + t.suspect
+            sighted.short_games, sighted.short_suspect = (
+                sighted.short_games + t.short_games,
+                sighted.short_suspect + t.short_suspect,
+            )
+    lines.append(
+        f"sighted: detection {share(sighted.suspect, sighted.games)} of {sighted.games} games, "
+        f"{share(sighted.short_suspect, sighted.short_games)} of the {sighted.short_games} on deals where the fair "
+        "player falls short of best"
+        " (printed, not required at this size)"
+    )
+    return lines, failed
+
+
+def within(value: float, centre: float, error: float) -> bool:
+    return centre - calibration.Z95 * error <= value <= centre + calibration.Z95 * error
+
+
+def fit_lines(fits: list[dict[str, Any]], who: str, check: bool) -> tuple[list[str], list[str]]:
+    lines, failed = [], []
+    for fit in fits:
+        if fit["intercept"] is None:
+            lines.append(f"{who}, {fit['variant']}: no fit (too few attempts, or too alike)")
+            failed += [f"{who}, {fit['variant']}: no fit"] if check else []
+            continue
+        a, b, ea, eb = fit["intercept"], fit["slope"], fit["intercept_error"], fit["slope_error"]
+        text = (
+            f"{who}, {fit['variant']}: {fit['deals']} deals, {fit['attempts']} attempts: intercept {a:.3f} +- {ea:.3f} "
+            f"(95% {a - calibration.Z95 * ea:.3f} to {a + calibration.Z95 * ea:.3f}), slope {b:.3f} +- {eb:.3f} "
+            f"(95% {b - calibration.Z95 * eb:.3f} to {b + calibration.Z95 * eb:.3f})"
+        )
+        if check:
+            recovered = within(0.0, a, ea) and within(1.0, b, eb)
+            text += f": 0 and 1 within: {'yes' if recovered else 'no'}"
+            failed += [] if recovered else [f"{who}, {fit['variant']}: the map misses 0 or 1"]
+        lines.append(text)
+    return lines, failed
+
+
+def rating_errors(store: Path, variant: str) -> tuple[int, float, float] | None:
+    """Each deal's share learned from the first half of its attempts (at least one) against the
+    share of the rest: the mean absolute error, seeded by the map fitted on the first halves and
+    from a flat start; None without a fit."""
+    with open_store(str(store)) as opened:
+        deals = []
+        for deal in opened.secret_calendar(variant).values():
+            finished = sorted(opened.finished_attempts(deal.deal), key=lambda f: f.attempt.finished or 0)
+            cleared = tuple(f.attempt.cleared for f in finished)
+            deals.append(
+                calibration.DealAttempts(deal.date, variant, deal.band, deal.best, deal.fair, deal.p_random, cleared)
+            )
+    deals = [d for d in deals if d.attempts >= 2]
+    halves = [replace(d, cleared=d.cleared[: d.attempts // 2]) for d in deals]
+    fit = calibration.fit_map(halves)
+    if fit is None:
+        return None
+    flat = calibration.flat_start(halves)
+    seeded = flat_error = 0.0
+    for deal, half in zip(deals, halves, strict=True):
+        rest = deal.cleared[half.attempts :]
+        held_out = sum(c >= deal.best for c in rest) / len(rest)
+        outcomes = [c >= deal.best for c in half.cleared]
+        start = calibration.seeded_start(half, fit) or flat
+        seeded += abs(calibration.sigmoid(calibration.learned(*start, outcomes)) - held_out)
+        flat_error += abs(calibration.sigmoid(calibration.learned(*flat, outcomes)) - held_out)
+    return len(deals), seeded / len(deals), flat_error / len(deals)
+
+
+# ---------------------------------------------------------------- the run
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="players.py --populations", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--populations", action="store_true", help="this mode")
+    parser.add_argument("--days", type=int, default=25, help="past days per variant (default 25)")
+    parser.add_argument("--players-per-population", type=int, default=4, help="players of each population (default 4)")
+    parser.add_argument("--variants", default="classic,sum15,quads", help="comma list (default classic,sum15,quads)")
+    parser.add_argument("--seed", type=int, default=1, help="the players' chances (default 1)")
+    args = parser.parse_args(argv)
+    variants = [part for part in args.variants.split(",") if part]
+    yesterday = datetime.now(UTC).date() - timedelta(days=1)
+    days = [(yesterday - timedelta(days=args.days - 1 - i)).isoformat() for i in range(args.days)]
+    directory = Path(tempfile.mkdtemp(prefix="players-populations-"))
+    rng = random.Random(args.seed)
+    try:
+        crowd, alone = directory / "crowd.db", directory / "random.db"
+        deals = make_calendar(crowd, variants, days)
+        shutil.copyfile(crowd, alone)
+        clock = directory / "today"
+        clock.write_text(days[0])
+        ports = {crowd: free_port(), alone: free_port()}
+        servers = [start_server(store, clock, port) for store, port in ports.items()]
+        players = [
+            Player(name, f"{name}-{i}", ports[alone if name == "random" else crowd], random.Random(rng.random()))
+            for name in NAMES
+            for i in range(args.players_per_population)
+        ]
+        try:
+            for day in days:
+                clock.write_text(day)
+                with open_store(str(crowd)) as store:
+                    decks = {deal.variant: list(deal.deck) for deal in store.secret_deals_on(day)}
+                asyncio.run(_gather(players, variants, decks))
+        finally:
+            for server in servers:
+                stop_server(server)
+        print(
+            f"{len(players)} players ({args.players_per_population} of each of {len(NAMES)} populations), "
+            f"{len(days)} days from {days[0]} to {days[-1]}, variants {', '.join(variants)}: "
+            f"{sum(p.games for p in players)} games played through the HTTP API, "
+            f"failed requests {sum(len(p.errors) for p in players)}"
+            + (f" (first: {next(e for p in players for e in p.errors)})" if any(p.errors for p in players) else ""),
+            flush=True,
+        )
+        failed = ["requests failed"] if any(p.errors for p in players) else []
+        tallies: dict[tuple[str, str], Tally] = {}
+        for store in (crowd, alone):
+            for day in days:
+                for row in jsonl(triples("audit", "--db", str(store), "--date", day, "--format", "jsonl")):
+                    deal = deals[(row["date"], row["variant"])]
+                    population = row["name"].rsplit("-", 1)[0]
+                    short = deal["fair"] < deal["best"]
+                    tallies.setdefault((population, row["variant"]), Tally()).add(row["verdict"] == "suspect", short)
+        lines, missed = audit_report(tallies, variants)
+        failed += missed
+        print("\n".join(lines), flush=True)
+        fits = [
+            row for row in jsonl(triples("calibrate", "--db", str(alone), "--format", "jsonl")) if row["kind"] == "fit"
+        ]
+        lines, missed = fit_lines(fits, "calibration of the random players (true map: intercept 0, slope 1)", True)
+        failed += missed
+        print("\n".join(lines), flush=True)
+        for variant in variants:
+            errors = rating_errors(alone, variant)
+            print(
+                f"rating error of the random players, {variant}: "
+                + (
+                    "no fit on half the attempts"
+                    if errors is None
+                    else f"{errors[0]} deals, share learned from half the attempts against the other half's: "
+                    f"mean absolute error seeded {errors[1]:.3f}, flat start {errors[2]:.3f}"
+                ),
+                flush=True,
+            )
+        fits = [
+            row for row in jsonl(triples("calibrate", "--db", str(crowd), "--format", "jsonl")) if row["kind"] == "fit"
+        ]
+        print("\n".join(fit_lines(fits, "calibration of the other populations together (for a look)", False)[0]))
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    goal = f"goal: blind populations suspect in <= {100 * FALSE_POSITIVE_GOAL:.0f}% of games, random's map recovered"
+    print(f"{goal}: " + ("all requirements met" if not failed else "not met: " + "; ".join(failed)))
+    return 1 if failed else 0
+
+
+async def _gather(players: list[Player], variants: list[str], decks: dict[str, list[str]]) -> None:
+    await asyncio.gather(*(play_day(player, variants, decks) for player in players))
