@@ -61,6 +61,10 @@ UNLIMITED = ("--player-rate", "1e6", "--address-rate", "1e6", "--new-players", "
 SIGHTED = "sighted"
 NAMES = (*populations.BLIND, SIGHTED)
 FALSE_POSITIVE_GOAL = 0.01
+DAYS = 60
+PLAYERS = 6
+RANDOM_FIT = "calibration of the random players (true map: intercept 0, slope 1)"
+CROWD_FIT = "calibration of the other populations together (for a look)"
 # ``triples serve`` seeing the date in the file named first: the players' routes ask ``today``.
 FIXED_CLOCK = """\
 import sys
@@ -125,8 +129,8 @@ def request(port: int, method: str, path: str, body: Any = None, token: str | No
 class Player:
     population: str
     name: str
-    port: int
     rng: random.Random
+    port: int = 0
     token: str = ""
     games: int = 0
     errors: list[str] = field(default_factory=list)
@@ -256,7 +260,7 @@ def fit_lines(fits: list[dict[str, Any]], who: str, check: bool) -> tuple[list[s
     for fit in fits:
         if fit["intercept"] is None:
             lines.append(f"{who}, {fit['variant']}: no fit (too few attempts, or too alike)")
-            failed += [f"{who}, {fit['variant']}: no fit"] if check else []
+            failed += [f"the random players' map, {fit['variant']}: no fit"] if check else []
             continue
         a, b, ea, eb = fit["intercept"], fit["slope"], fit["intercept_error"], fit["slope_error"]
         text = (
@@ -267,7 +271,7 @@ def fit_lines(fits: list[dict[str, Any]], who: str, check: bool) -> tuple[list[s
         if check:
             recovered = within(0.0, a, ea) and within(1.0, b, eb)
             text += f": 0 and 1 within: {'yes' if recovered else 'no'}"
-            failed += [] if recovered else [f"{who}, {fit['variant']}: the map misses 0 or 1"]
+            failed += [] if recovered else [f"the random players' map, {fit['variant']}: misses 0 or 1"]
         lines.append(text)
     return lines, failed
 
@@ -304,12 +308,99 @@ def rating_errors(store: Path, variant: str) -> tuple[int, float, float] | None:
 # ---------------------------------------------------------------- the run
 
 
+@dataclass(frozen=True)
+class Calendar:
+    """The run's two stores (the crowd's, and the random players' own), their days and deals."""
+
+    crowd: Path
+    alone: Path
+    days: list[str]
+    deals: dict[tuple[str, str], dict[str, Any]]  # the calendar's row of each (date, variant)
+
+
+def play_calendar(calendar: Calendar, variants: list[str], players: list[Player], clock: Path) -> None:
+    """Every player plays every day, the servers seeing each day in turn."""
+    clock.write_text(calendar.days[0])
+    ports = {calendar.crowd: free_port(), calendar.alone: free_port()}
+    for player in players:
+        player.port = ports[calendar.alone if player.population == "random" else calendar.crowd]
+    servers = []
+    try:
+        for store, port in ports.items():
+            servers.append(start_server(store, clock, port))
+        for day in calendar.days:
+            clock.write_text(day)
+            with open_store(str(calendar.crowd)) as store:
+                decks = {deal.variant: list(deal.deck) for deal in store.secret_deals_on(day)}
+            asyncio.run(everyone(players, variants, decks))
+    finally:
+        for server in servers:
+            stop_server(server)
+
+
+async def everyone(players: list[Player], variants: list[str], decks: dict[str, list[str]]) -> None:
+    await asyncio.gather(*(play_day(player, variants, decks) for player in players))
+
+
+def audited(calendar: Calendar) -> tuple[dict[tuple[str, str], Tally], dict[tuple[str, str], list[str]]]:
+    """``triples audit`` of every day of both stores: per population and variant the tally, and
+    per deal (date, variant) the blind games called suspect (population and p)."""
+    tallies: dict[tuple[str, str], Tally] = {}
+    blind_suspects: dict[tuple[str, str], list[str]] = {}
+    for store in (calendar.crowd, calendar.alone):
+        for day in calendar.days:
+            for row in jsonl(triples("audit", "--db", str(store), "--date", day, "--format", "jsonl")):
+                deal = calendar.deals[(row["date"], row["variant"])]
+                population = row["name"].rsplit("-", 1)[0]
+                suspect = row["verdict"] == "suspect"
+                tallies.setdefault((population, row["variant"]), Tally()).add(suspect, deal["fair"] < deal["best"])
+                if suspect and population != SIGHTED:
+                    blind_suspects.setdefault((row["date"], row["variant"]), []).append(
+                        f"{population} p {row['p']:.4f}"
+                    )
+    return tallies, blind_suspects
+
+
+def suspect_lines(calendar: Calendar, blind_suspects: dict[tuple[str, str], list[str]]) -> list[str]:
+    """The deals on which blind games were called suspect: false positives gather on a few deals."""
+    lines = []
+    for key, found in sorted(blind_suspects.items()):
+        deal = calendar.deals[key]
+        lines.append(
+            f"blind games called suspect on {key[0]} {key[1]} ({deal['band']}, best {deal['best']}, fair "
+            f"{deal['fair']}, p_random {deal['p_random']:.4f}): {', '.join(found)}"
+        )
+    return lines
+
+
+def calibrated(calendar: Calendar, variants: list[str]) -> tuple[list[str], list[str]]:
+    """The random players' map (checked), their ratings' errors, and the other populations' map."""
+    fits = [row for row in jsonl(triples("calibrate", "--db", str(calendar.alone), "--format", "jsonl"))]
+    lines, failed = fit_lines([row for row in fits if row["kind"] == "fit"], RANDOM_FIT, True)
+    for variant in variants:
+        errors = rating_errors(calendar.alone, variant)
+        lines.append(
+            f"rating error of the random players, {variant}: "
+            + (
+                "no fit on half the attempts"
+                if errors is None
+                else f"{errors[0]} deals, share learned from half the attempts against the other half's: "
+                f"mean absolute error seeded {errors[1]:.3f}, flat start {errors[2]:.3f}"
+            )
+        )
+    fits = [row for row in jsonl(triples("calibrate", "--db", str(calendar.crowd), "--format", "jsonl"))]
+    lines += fit_lines([row for row in fits if row["kind"] == "fit"], CROWD_FIT, False)[0]
+    return lines, failed
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="players.py --populations", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     parser.add_argument("--populations", action="store_true", help="this mode")
-    parser.add_argument("--days", type=int, default=25, help="past days per variant (default 25)")
-    parser.add_argument("--players-per-population", type=int, default=4, help="players of each population (default 4)")
+    parser.add_argument("--days", type=int, default=DAYS, help=f"past days per variant (default {DAYS})")
+    parser.add_argument(
+        "--players-per-population", type=int, default=PLAYERS, help=f"players of each population (default {PLAYERS})"
+    )
     parser.add_argument("--variants", default="classic,sum15,quads", help="comma list (default classic,sum15,quads)")
     parser.add_argument("--seed", type=int, default=1, help="the players' chances (default 1)")
     args = parser.parse_args(argv)
@@ -318,76 +409,33 @@ def main(argv: list[str]) -> int:
     days = [(yesterday - timedelta(days=args.days - 1 - i)).isoformat() for i in range(args.days)]
     directory = Path(tempfile.mkdtemp(prefix="players-populations-"))
     rng = random.Random(args.seed)
+    players = [
+        Player(name, f"{name}-{i}", random.Random(rng.random()))
+        for name in NAMES
+        for i in range(args.players_per_population)
+    ]
     try:
         crowd, alone = directory / "crowd.db", directory / "random.db"
-        deals = make_calendar(crowd, variants, days)
+        calendar = Calendar(crowd, alone, days, make_calendar(crowd, variants, days))
         shutil.copyfile(crowd, alone)
-        clock = directory / "today"
-        clock.write_text(days[0])
-        ports = {crowd: free_port(), alone: free_port()}
-        servers = [start_server(store, clock, port) for store, port in ports.items()]
-        players = [
-            Player(name, f"{name}-{i}", ports[alone if name == "random" else crowd], random.Random(rng.random()))
-            for name in NAMES
-            for i in range(args.players_per_population)
-        ]
-        try:
-            for day in days:
-                clock.write_text(day)
-                with open_store(str(crowd)) as store:
-                    decks = {deal.variant: list(deal.deck) for deal in store.secret_deals_on(day)}
-                asyncio.run(_gather(players, variants, decks))
-        finally:
-            for server in servers:
-                stop_server(server)
+        play_calendar(calendar, variants, players, directory / "today")
+        errors = [error for player in players for error in player.errors]
         print(
             f"{len(players)} players ({args.players_per_population} of each of {len(NAMES)} populations), "
             f"{len(days)} days from {days[0]} to {days[-1]}, variants {', '.join(variants)}: "
-            f"{sum(p.games for p in players)} games played through the HTTP API, "
-            f"failed requests {sum(len(p.errors) for p in players)}"
-            + (f" (first: {next(e for p in players for e in p.errors)})" if any(p.errors for p in players) else ""),
+            f"{sum(p.games for p in players)} games played through the HTTP API, failed requests {len(errors)}"
+            + (f" (first: {errors[0]})" if errors else ""),
             flush=True,
         )
-        failed = ["requests failed"] if any(p.errors for p in players) else []
-        tallies: dict[tuple[str, str], Tally] = {}
-        for store in (crowd, alone):
-            for day in days:
-                for row in jsonl(triples("audit", "--db", str(store), "--date", day, "--format", "jsonl")):
-                    deal = deals[(row["date"], row["variant"])]
-                    population = row["name"].rsplit("-", 1)[0]
-                    short = deal["fair"] < deal["best"]
-                    tallies.setdefault((population, row["variant"]), Tally()).add(row["verdict"] == "suspect", short)
+        failed = ["requests failed"] if errors else []
+        tallies, blind_suspects = audited(calendar)
         lines, missed = audit_report(tallies, variants)
-        failed += missed
-        print("\n".join(lines), flush=True)
-        fits = [
-            row for row in jsonl(triples("calibrate", "--db", str(alone), "--format", "jsonl")) if row["kind"] == "fit"
-        ]
-        lines, missed = fit_lines(fits, "calibration of the random players (true map: intercept 0, slope 1)", True)
-        failed += missed
-        print("\n".join(lines), flush=True)
-        for variant in variants:
-            errors = rating_errors(alone, variant)
-            print(
-                f"rating error of the random players, {variant}: "
-                + (
-                    "no fit on half the attempts"
-                    if errors is None
-                    else f"{errors[0]} deals, share learned from half the attempts against the other half's: "
-                    f"mean absolute error seeded {errors[1]:.3f}, flat start {errors[2]:.3f}"
-                ),
-                flush=True,
-            )
-        fits = [
-            row for row in jsonl(triples("calibrate", "--db", str(crowd), "--format", "jsonl")) if row["kind"] == "fit"
-        ]
-        print("\n".join(fit_lines(fits, "calibration of the other populations together (for a look)", False)[0]))
+        print("\n".join(lines + suspect_lines(calendar, blind_suspects)), flush=True)
+        more_lines, more_missed = calibrated(calendar, variants)
+        print("\n".join(more_lines), flush=True)
+        failed += missed + more_missed
     finally:
         shutil.rmtree(directory, ignore_errors=True)
     goal = f"goal: blind populations suspect in <= {100 * FALSE_POSITIVE_GOAL:.0f}% of games, random's map recovered"
     print(f"{goal}: " + ("all requirements met" if not failed else "not met: " + "; ".join(failed)))
     return 1 if failed else 0
-
-
-async def _gather(players: list[Player], variants: list[str], decks: dict[str, list[str]]) -> None:
-    await asyncio.gather(*(play_day(player, variants, decks) for player in players))
