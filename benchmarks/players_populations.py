@@ -21,11 +21,13 @@ benchmark sets to each day in turn; nothing else of the service is changed.
 Then, per day, ``triples audit --format jsonl`` on both stores, and ``triples calibrate
 --format jsonl``. Printed: per population and variant the games and the share called
 ``suspect``, overall and on the deals where the fair player falls short of best (false
-positives for the blind populations, detection for the sighted one); the random players'
-fitted map with its standard errors and whether 0 and 1 lie in its 95% intervals; the error of
-a deal's rating learned from half its attempts against the share of the other half, seeded by
-the engines' estimate and from a flat start (``triples.engines.calibration``, on the attempts
-read back from the store); the map fitted to the other populations together, for a look.
+positives for the blind populations, detection for the sighted one), and the deals on which
+blind games were called suspect; the random players' fitted map with its standard errors and
+whether 0 and 1 lie in its 95% intervals; the error of a deal's share learned from half its
+attempts, against the share of the other half and against the true chance (``p_random``),
+seeded by the engines' estimate and from a flat start (``triples.engines.calibration``, on the
+attempts read back from the store); the map fitted to the other populations together (the
+sighted one too), for a look.
 
 Exit status 1 when a blind population's games are called suspect in more than 1% of them, a
 request fails, or the random players' map misses 0 or 1; detection is printed, not required
@@ -42,29 +44,27 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import orjson
+from population_figures import FALSE_POSITIVE_GOAL, NAMES, SIGHTED, Tally, audit_report, fit_lines, rating_errors
 from serve import HOST, Connection, free_port, healthy, stop_server
 
-from triples.engines import calibration, populations
+from triples.engines import populations
 from triples.model.deal import explicit_deck
-from triples.model.table import Move, Table
+from triples.model.table import Table
 from triples.model.variants import parse_variant
 from triples.store import open_store
 
 START_TIMEOUT = 60
 UNLIMITED = ("--player-rate", "1e6", "--address-rate", "1e6", "--new-players", "1e8")
-SIGHTED = "sighted"
-NAMES = (*populations.BLIND, SIGHTED)
-FALSE_POSITIVE_GOAL = 0.01
-DAYS = 60
-PLAYERS = 6
+DAYS = 80
+PLAYERS = 8
 RANDOM_FIT = "calibration of the random players (true map: intercept 0, slope 1)"
-CROWD_FIT = "calibration of the other populations together (for a look)"
+CROWD_FIT = "calibration of the other populations together, sighted too (for a look)"
 # ``triples serve`` seeing the date in the file named first: the players' routes ask ``today``.
 FIXED_CLOCK = """\
 import sys
@@ -92,7 +92,7 @@ def jsonl(text: str) -> list[dict[str, Any]]:
 
 def make_calendar(store: Path, variants: list[str], days: list[str]) -> dict[tuple[str, str], dict[str, Any]]:
     """The secret calendar of ``days`` for each variant in ``store``: each deal's row, by (date, variant)."""
-    deals = {}
+    deals: dict[tuple[str, str], dict[str, Any]] = {}
     for variant in variants:
         span = ("--start", days[0], "--days", str(len(days)), "--pattern", "easy,medium,hard")
         rows = triples("calendar", "--secret", "--db", str(store), "--variant", variant, *span, "--format", "jsonl")
@@ -168,6 +168,7 @@ async def play_attempt(player: Player, connection: Connection, state: dict[str, 
     card = {c.code: c for c in variant.cards}
     dealt = [card[code] for code in state["table"] if code is not None]
     moves: list[list[int]] = []
+    choose: populations.Chooser
     if player.population == SIGHTED:
         line = iter(populations.play(populations.POPULATIONS["solve"], Table(variant, explicit_deck(variant, deck)),
                                      player.rng))  # fmt: skip
@@ -181,128 +182,13 @@ async def play_attempt(player: Player, connection: Connection, state: dict[str, 
         seen = populations.seen_table(variant, dealt, moves)
         if seen.codes() != state["table"]:
             raise RuntimeError(f"{player.name}: the table rebuilt from what was seen is not the table shown")
-        move: Move | None = choose(seen)
+        move = choose(seen)
         if move is None:
             raise RuntimeError(f"{player.name}: no move, but the game is not over")
         body = {"move": list(move), "turn": state["turn"]}
         state = await answer(connection, request(player.port, "POST", path, body, player.token), 200)
         moves.append(list(move))
         dealt += [card[code] for slot in sorted(move) if (code := state["table"][slot]) is not None]
-
-
-# ---------------------------------------------------------------- the figures
-
-
-@dataclass
-class Tally:
-    games: int = 0
-    suspect: int = 0
-    short_games: int = 0  # on deals where the fair player falls short of best
-    short_suspect: int = 0
-
-    def add(self, suspect: bool, short: bool) -> None:
-        self.games += 1
-        self.suspect += suspect
-        self.short_games += short
-        self.short_suspect += suspect and short
-
-
-def share(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else "-"
-
-
-def audit_report(tallies: dict[tuple[str, str], Tally], variants: list[str]) -> tuple[list[str], list[str]]:
-    lines = [
-        "audit of the games played (suspect: the share of games called suspect; fair short: the deals where the fair"
-        " player falls short of best)",
-        f"{'population':<11} {'variant':<8} {'games':>6} {'suspect':>8} {'fair short':>10} {'suspect':>8}",
-    ]
-    failed = []
-    for name in NAMES:
-        for variant in variants:
-            t = tallies.get((name, variant), Tally())
-            lines.append(
-                f"{name:<11} {variant:<8} {t.games:>6} {share(t.suspect, t.games):>8} {t.short_games:>10} "
-                f"{share(t.short_suspect, t.short_games):>8}"
-            )
-    blind = [t for (name, _), t in tallies.items() if name != SIGHTED]
-    games, suspect = sum(t.games for t in blind), sum(t.suspect for t in blind)
-    worst = max((t.suspect / t.games for t in blind if t.games), default=0.0)
-    lines.append(
-        f"blind populations: {games} games, {suspect} suspect ({share(suspect, games)}); worst population and "
-        f"variant {100 * worst:.1f}%, goal <= {100 * FALSE_POSITIVE_GOAL:.0f}%"
-    )
-    if worst > FALSE_POSITIVE_GOAL:
-        failed.append(f"a blind population called suspect in {100 * worst:.1f}% of its games")
-    sighted = Tally()
-    for (name, _), t in tallies.items():
-        if name == SIGHTED:
-            sighted.games, sighted.suspect = sighted.games + t.games, sighted.suspect + t.suspect
-            sighted.short_games, sighted.short_suspect = (
-                sighted.short_games + t.short_games,
-                sighted.short_suspect + t.short_suspect,
-            )
-    lines.append(
-        f"sighted: detection {share(sighted.suspect, sighted.games)} of {sighted.games} games, "
-        f"{share(sighted.short_suspect, sighted.short_games)} of the {sighted.short_games} on deals where the fair "
-        "player falls short of best"
-        " (printed, not required at this size)"
-    )
-    return lines, failed
-
-
-def within(value: float, centre: float, error: float) -> bool:
-    return centre - calibration.Z95 * error <= value <= centre + calibration.Z95 * error
-
-
-def fit_lines(fits: list[dict[str, Any]], who: str, check: bool) -> tuple[list[str], list[str]]:
-    lines, failed = [], []
-    for fit in fits:
-        if fit["intercept"] is None:
-            lines.append(f"{who}, {fit['variant']}: no fit (too few attempts, or too alike)")
-            failed += [f"the random players' map, {fit['variant']}: no fit"] if check else []
-            continue
-        a, b, ea, eb = fit["intercept"], fit["slope"], fit["intercept_error"], fit["slope_error"]
-        text = (
-            f"{who}, {fit['variant']}: {fit['deals']} deals, {fit['attempts']} attempts: intercept {a:.3f} +- {ea:.3f} "
-            f"(95% {a - calibration.Z95 * ea:.3f} to {a + calibration.Z95 * ea:.3f}), slope {b:.3f} +- {eb:.3f} "
-            f"(95% {b - calibration.Z95 * eb:.3f} to {b + calibration.Z95 * eb:.3f})"
-        )
-        if check:
-            recovered = within(0.0, a, ea) and within(1.0, b, eb)
-            text += f": 0 and 1 within: {'yes' if recovered else 'no'}"
-            failed += [] if recovered else [f"the random players' map, {fit['variant']}: misses 0 or 1"]
-        lines.append(text)
-    return lines, failed
-
-
-def rating_errors(store: Path, variant: str) -> tuple[int, float, float] | None:
-    """Each deal's share learned from the first half of its attempts (at least one) against the
-    share of the rest: the mean absolute error, seeded by the map fitted on the first halves and
-    from a flat start; None without a fit."""
-    with open_store(str(store)) as opened:
-        deals = []
-        for deal in opened.secret_calendar(variant).values():
-            finished = sorted(opened.finished_attempts(deal.deal), key=lambda f: f.attempt.finished or 0)
-            cleared = tuple(f.attempt.cleared for f in finished)
-            deals.append(
-                calibration.DealAttempts(deal.date, variant, deal.band, deal.best, deal.fair, deal.p_random, cleared)
-            )
-    deals = [d for d in deals if d.attempts >= 2]
-    halves = [replace(d, cleared=d.cleared[: d.attempts // 2]) for d in deals]
-    fit = calibration.fit_map(halves)
-    if fit is None:
-        return None
-    flat = calibration.flat_start(halves)
-    seeded = flat_error = 0.0
-    for deal, half in zip(deals, halves, strict=True):
-        rest = deal.cleared[half.attempts :]
-        held_out = sum(c >= deal.best for c in rest) / len(rest)
-        outcomes = [c >= deal.best for c in half.cleared]
-        start = calibration.seeded_start(half, fit) or flat
-        seeded += abs(calibration.sigmoid(calibration.learned(*start, outcomes)) - held_out)
-        flat_error += abs(calibration.sigmoid(calibration.learned(*flat, outcomes)) - held_out)
-    return len(deals), seeded / len(deals), flat_error / len(deals)
 
 
 # ---------------------------------------------------------------- the run
@@ -330,8 +216,8 @@ def play_calendar(calendar: Calendar, variants: list[str], players: list[Player]
             servers.append(start_server(store, clock, port))
         for day in calendar.days:
             clock.write_text(day)
-            with open_store(str(calendar.crowd)) as store:
-                decks = {deal.variant: list(deal.deck) for deal in store.secret_deals_on(day)}
+            with open_store(str(calendar.crowd)) as opened:
+                decks = {deal.variant: list(deal.deck) for deal in opened.secret_deals_on(day)}
             asyncio.run(everyone(players, variants, decks))
     finally:
         for server in servers:
@@ -384,8 +270,9 @@ def calibrated(calendar: Calendar, variants: list[str]) -> tuple[list[str], list
             + (
                 "no fit on half the attempts"
                 if errors is None
-                else f"{errors[0]} deals, share learned from half the attempts against the other half's: "
-                f"mean absolute error seeded {errors[1]:.3f}, flat start {errors[2]:.3f}"
+                else f"{errors[0]} deals, share learned from half the attempts: mean absolute error against the "
+                f"other half's share seeded {errors[1]:.3f}, flat start {errors[2]:.3f}; against the true chance "
+                f"seeded {errors[3]:.3f}, flat start {errors[4]:.3f}"
             )
         )
     fits = [row for row in jsonl(triples("calibrate", "--db", str(calendar.crowd), "--format", "jsonl"))]
