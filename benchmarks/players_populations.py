@@ -30,7 +30,8 @@ attempts read back from the store); the map fitted to the other populations toge
 sighted one too), for a look.
 
 Exit status 1 when a blind population's games are called suspect in more than 1% of them, a
-request fails, or the random players' map misses 0 or 1; detection is printed, not required
+request fails, or the random players' map misses 0 or 1 (its coefficients checked all at once:
+intervals that together hold the truth 95% of the time); detection is printed, not required
 (the audit's own figures over 1,000 games a population come from ``benchmarks/audit.py``).
 """
 
