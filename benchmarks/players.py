@@ -25,8 +25,14 @@ most 50 ms; the three counts must be 0.
 
     python benchmarks/players.py [--players N] [--workers 1,2] [--race F] [--db URL [--hosts N]]
 
-Exit status 1 when a requirement is not met. Other figures (the audit of the games played, and
-difficulty against real play) can be added as more reports on the same stores: see ``REPORTS``.
+Exit status 1 when a requirement is not met. Other figures on the same stores can be added as
+more reports: see ``REPORTS``.
+
+    python benchmarks/players.py --populations [--days N] [--players-per-population M] [--variants V,...]
+
+is another mode: populations of synthetic players of known skill play a secret calendar of many
+past days through the same API, and the audit and calibration are measured on their games
+(``players_populations.py`` says how; ``--populations --help`` gives its options).
 """
 
 from __future__ import annotations
@@ -451,6 +457,10 @@ def failures(figures: Figures) -> list[str]:
 
 
 def main() -> int:
+    if "--populations" in sys.argv[1:]:  # populations of known skill over many days: a mode of its own
+        from players_populations import main as populations
+
+        return populations(sys.argv[1:])
     with contextlib.suppress(ImportError):  # the serve extra's event loop: the players cost less CPU on it
         import uvloop
 
@@ -472,6 +482,9 @@ def main() -> int:
         "--db", metavar="URL", help="a PostgreSQL database (postgresql://...) to run on too, beside SQLite"
     )
     parser.add_argument("--hosts", type=int, default=2, help="server hosts on PostgreSQL, one worker each (default 2)")
+    parser.add_argument(
+        "--populations", action="store_true", help="the populations mode instead (its options: --populations --help)"
+    )
     args = parser.parse_args()
     directory = Path(tempfile.mkdtemp(prefix="players-bench-"))
     place = Place(directory, args.db)

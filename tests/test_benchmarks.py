@@ -24,7 +24,16 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = ROOT / "benchmarks"
-LIBRARIES = {"ast_mutants.py", "common.py", "mutation_order.py", "naive.py", "processes.py"}  # imported, not run
+# imported, not run
+LIBRARIES = {
+    "ast_mutants.py",
+    "common.py",
+    "mutation_order.py",
+    "naive.py",
+    "players_populations.py",
+    "population_figures.py",
+    "processes.py",
+}
 
 SHORT_RUNS = [
     pytest.param(
@@ -100,6 +109,68 @@ def test_smoke_players_on_postgresql_with_two_hosts(postgres: Cluster) -> None:
     assert not any(line.startswith("sqlite") for line in lines)
     assert re.match(r"^goal: 200 players, .*: (all requirements met|not met: .*)$", lines[-1])
     assert postgres.psql("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'players_bench%'") == "0\n"
+
+
+POPULATION_ROWS = ["random", "high", "lookahead", "fair", "high-slips", "fair-slips", "mixed", "sighted"]
+SHARE = r"(\d+\.\d%|-)"
+ESTIMATE = r"-?[\d.]+ \+- [\d.]+ \(95% -?[\d.]+ to -?[\d.]+\)"
+FIT = rf"\d+ deals, \d+ attempts: intercept {ESTIMATE}, slope {ESTIMATE}"
+NO_FIT = "no fit \\(too few attempts, or too alike\\)"
+
+
+def test_smoke_players_populations_through_a_real_server() -> None:
+    done = run_script(
+        ["players.py", "--populations", "--days", "2", "--players-per-population", "1", "--variants", "classic"]
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode in (0, 1), done.stderr  # 1: two deals are too few for the random players' map
+    lines = done.stdout.splitlines()
+    assert re.fullmatch(
+        r"8 players \(1 of each of 8 populations\), 2 days from (\S+) to (\S+), variants classic: "
+        r"16 games played through the HTTP API, failed requests 0",
+        lines[0],
+    ), lines[0]
+    assert lines[1].startswith("audit of the games played (suspect: ")
+    assert lines[2].split() == ["population", "variant", "games", "suspect", "fair", "short", "suspect"]
+    rows = [line.split() for line in lines[3:11]]
+    assert [row[:2] for row in rows] == [[name, "classic"] for name in POPULATION_ROWS]
+    assert [int(row[2]) for row in rows] == [2] * 8  # one game a player a day: 8 players x 2 days
+    for row in rows:
+        assert re.fullmatch(SHARE, row[3]) and re.fullmatch(SHARE, row[5]) and 0 <= int(row[4]) <= 2, row
+    blind_suspect = sum(round(float(row[3].rstrip("%")) * 2 / 100) for row in rows[:7] if row[3] != "-")
+    assert re.fullmatch(
+        rf"blind populations: 14 games, {blind_suspect} suspect \({SHARE}\); worst population and variant "
+        r"\d+\.\d%, goal <= 1%",
+        lines[11],
+    ), lines[11]
+    suspects = [line for line in lines[12:] if line.startswith("blind games called suspect on ")]
+    rest = lines[12 + len(suspects) :]
+    assert len(suspects) <= blind_suspect
+    assert re.fullmatch(
+        rf"sighted: detection {SHARE} of 2 games, {SHARE} of the [0-2] on deals where the fair player falls short of "
+        r"best \(printed, not required at this size\)",
+        rest[0],
+    ), rest[0]
+    random_fit = "calibration of the random players \\(true map: intercept 0, slope 1\\)"
+    assert re.fullmatch(rf"{random_fit}, classic: ({NO_FIT}|{FIT}: 0 and 1 within: (yes|no))", rest[1]), rest[1]
+    if not re.search(NO_FIT, rest[1]):  # a map: its coefficients checked at once, on a line of their own
+        at_once = (
+            rf"{random_fit}, its 2 coefficients at once \\(intervals of \\+- 2\\.24 errors, 95% for all together\\)"
+        )
+        assert re.fullmatch(rf"{at_once}: 0 and 1 within: (yes|no)", rest.pop(2)), rest
+    assert re.fullmatch(
+        r"rating error of the random players, classic: (no fit on half the attempts|\d+ deals, .*)", rest[2]
+    ), rest[2]
+    assert re.fullmatch(
+        rf"calibration of the other populations together, sighted too \(for a look\), classic: ({NO_FIT}|{FIT})",
+        rest[3],
+    ), rest[3]
+    assert re.fullmatch(
+        r"goal: blind populations suspect in <= 1% of games, random's map recovered: "
+        r"(all requirements met|not met: .*)",
+        rest[4],
+    ), rest[4]
+    assert len(rest) == 5
 
 
 @pytest.mark.parametrize(("arguments", "last_line"), SHORT_RUNS)
