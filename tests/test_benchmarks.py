@@ -46,6 +46,9 @@ SHORT_RUNS = [
         r"all requirements met|^FAIL ",
         id="audit",
     ),
+    pytest.param(
+        ["audit_evidence.py", "--games", "2", "--variant", "sum15"], r"^\d+ s; after: load average", id="audit-evidence"
+    ),
     pytest.param(["batch.py", "--ops", "200", "--rounds", "1"], r"requirement >= 20,000 ops/s", id="batch"),
     pytest.param(["best.py", "--seeds", "3", "--variant", "classic"], r"all requirements met|^FAIL ", id="best"),
     pytest.param(
