@@ -146,4 +146,4 @@ def test_as_lists_leaves_a_sequence_it_cannot_read() -> None:
 
     unreadable = Unreadable()
     assert as_lists(unreadable) is unreadable
-    assert as_lists([unreadable])[0] is unreadable
+    assert as_lists([unreadable]) == [unreadable]

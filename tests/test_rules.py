@@ -292,7 +292,7 @@ def test_a_limit_of_exactly_the_combinations_takes_them_and_one_less_refuses(
         assert caught.value.limit == limit
     with pytest.raises(rules.TooManyCombinations) as caught:
         rules.value_combos([0, *[1] * 40], 4, 80, 1234)
-    assert str(caught.value) == COMBINATIONS_REFUSED.format(1234).replace("1234", "1,234")
+    assert str(caught.value).startswith("these rules have more than 1,234 value combinations a move can take: ")
     assert caught.value.limit == 1234
 
 
