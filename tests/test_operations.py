@@ -5,6 +5,7 @@ of arguments, and answers made writable."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -98,3 +99,51 @@ def test_arguments_of_exactly_their_fields_types_never_need_the_strict_model() -
     with pytest.raises(OperationError, match=r'usage: \["probe", id, seed_or_deck, variant\?\]'):
         probe.parse(["g", True])
     assert "validator" in vars(probe)
+
+
+def nested(levels: int, innermost: object, wrap: Any) -> object:
+    value = innermost
+    for _ in range(levels):
+        value = wrap(value)
+    return value
+
+
+def test_as_lists_looks_four_levels_down_and_no_further() -> None:
+    from triples.interpreter.operations import as_lists
+
+    # A tuple three containers down is a list; four down, it is left (no operation nests deeper).
+    assert as_lists([[[(1,)]]]) == [[[[1]]]]
+    assert as_lists([[[[(1,)]]]]) == [[[[(1,)]]]]
+    assert as_lists({"a": {"b": {"c": (1,)}}}) == {"a": {"b": {"c": [1]}}}
+    assert as_lists({"a": {"b": {"c": {"d": (1,)}}}}) == {"a": {"b": {"c": {"d": (1,)}}}}
+    assert as_lists([{"a": [(1,)]}]) == [{"a": [[1]]}]
+    # However deep a value nests, as_lists goes no deeper: no recursion error, the value as given.
+    for wrap in (lambda inner: [inner, 1], lambda inner: {"a": inner}):
+        deep = nested(5_000, (1,), wrap)
+        assert as_lists(deep) is deep
+
+
+def test_as_lists_copies_a_sequence_of_at_most_a_million_items() -> None:
+    from triples.interpreter.operations import as_lists
+
+    assert as_lists(range(1_000_000)) == list(range(1_000_000))
+    longer = range(1_000_001)
+    assert as_lists(longer) is longer  # left for the operation's refusal, not copied
+
+
+class Unreadable(Sequence[int]):
+    """A sequence whose items cannot be read."""
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index: Any) -> Any:
+        raise RuntimeError("unreadable")
+
+
+def test_as_lists_leaves_a_sequence_it_cannot_read() -> None:
+    from triples.interpreter.operations import as_lists
+
+    unreadable = Unreadable()
+    assert as_lists(unreadable) is unreadable
+    assert as_lists([unreadable]) == [unreadable]

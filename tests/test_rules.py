@@ -10,6 +10,7 @@ from triples.model.cards import Card
 from triples.model.shuffle import shuffled
 from triples.model.table import Move, Table
 from triples.model.variants import VARIANTS, parse_variant
+from triples.support import deadline
 
 
 def seed1_table() -> Table:
@@ -35,6 +36,11 @@ def with_empty_slot() -> Table:
     [
         pytest.param("0,2,5", "pick exactly 3 cards", id="not-a-list"),
         pytest.param({"0": 1}, "pick exactly 3 cards", id="dict"),
+        # Three items, each naming a slot of the legal move [0, 2, 5], but in no order a move has.
+        pytest.param("025", "pick exactly 3 cards", id="text-of-three"),
+        pytest.param(b"\x00\x02\x05", "pick exactly 3 cards", id="bytes-of-three"),
+        pytest.param({0: 1, 2: 1, 5: 1}, "pick exactly 3 cards", id="mapping-of-three"),
+        pytest.param({0, 2, 5}, "pick exactly 3 cards", id="set-of-three"),
         pytest.param([0, 2], "pick exactly 3 cards", id="too-few"),
         pytest.param([0, 2, 5, 6], "pick exactly 3 cards", id="too-many"),
         pytest.param([0, "2", 5], "positions must be integers", id="string-item"),
@@ -259,3 +265,123 @@ def test_what_is_quick_follows_the_rules_and_the_table() -> None:
     assert [rules.enumeration_steps(t) for t in (classic, grid100, five)] == [36, 625, 20475 * 26]
     assert [rules.listing_is_quick(t) for t in (classic, grid100, five)] == [True, False, False]
     assert [rules.status_is_quick(t) for t in (classic, grid100, five)] == [True, True, False]
+
+
+COMBINATIONS_REFUSED = (
+    "these rules have more than {:,} value combinations a move can take: too many for the engines "
+    "(fewer cards a move, a smaller target or fewer ranks bring them down)"
+)
+
+
+@pytest.mark.parametrize(
+    ("counts", "k", "target", "combos"),
+    [
+        pytest.param([0, 1, 1, 1, 1], 2, 5, [(1, 4), (2, 3)], id="two"),
+        pytest.param([0, 1, 1, 1, 1, 1], 3, 9, [(1, 3, 5), (2, 3, 4)], id="three"),
+        pytest.param([0, 1, 1, 1, 1, 1, 1], 4, 14, [(1, 2, 5, 6), (1, 3, 4, 6), (2, 3, 4, 5)], id="four"),
+    ],
+)
+def test_a_limit_of_exactly_the_combinations_takes_them_and_one_less_refuses(
+    counts: list[int], k: int, target: int, combos: list[tuple[int, ...]]
+) -> None:
+    assert rules.value_combos(counts, k, target, len(combos)) == combos
+    for limit in (len(combos) - 1, 0):
+        with pytest.raises(rules.TooManyCombinations) as caught:
+            rules.value_combos(counts, k, target, limit)
+        assert str(caught.value) == COMBINATIONS_REFUSED.format(limit)
+        assert caught.value.limit == limit
+    with pytest.raises(rules.TooManyCombinations) as caught:
+        rules.value_combos([0, *[1] * 40], 4, 80, 1234)
+    assert str(caught.value).startswith("these rules have more than 1,234 value combinations a move can take: ")
+    assert caught.value.limit == 1234
+
+
+def test_an_answer_lists_at_most_100_000_moves() -> None:
+    # Five cards a move on a hundred slots: the moves are counted (from their value
+    # combinations), never built, and the refusal carries the count and the limit.
+    table = dealt_spec({"base": "grid100", "per_move": 5, "target": 65}, 1)
+    with pytest.raises(rules.TooManyMoves) as caught:
+        rules.legal_move_lists(table, limit=rules.MAX_MOVES)
+    assert str(caught.value) == "1,842,552 legal moves: more than the 100,000 one answer may list"
+    assert (caught.value.count, caught.value.limit) == (1_842_552, 100_000)
+
+
+def clock_looks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Each look at the clock (``deadline.check``) appends to the list returned."""
+    looks: list[int] = []
+    monkeypatch.setattr(deadline, "check", lambda: looks.append(1))
+    return looks
+
+
+def test_the_general_enumeration_looks_at_the_clock_once_per_4096_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    looks = clock_looks(monkeypatch)
+    counts, k, target = [0, *[2] * 25], 6, 76
+    assert len(rules.value_combos(counts, k, target)) == 10_931
+    assert len(looks) == 3  # 15,493 steps: at the 4,096th, 8,192nd and 12,288th
+    for mask, expected in ((0, 15_493), (1, 7_746)):  # every step; every second step, from the second
+        looks.clear()
+        monkeypatch.setattr(rules, "_CHECK_EVERY", mask)
+        rules.value_combos(counts, k, target)
+        assert len(looks) == expected
+    # Pairs and triples (the engines' hot paths) have direct loops, which never look (the
+    # general recursion would take 5,100 steps here).
+    looks.clear()
+    assert len(rules.value_combos([0, *[1] * 200], 3, 300)) == 4_950
+    assert looks == []
+
+
+def test_counting_moves_looks_at_the_clock_once_per_1024_combinations(monkeypatch: pytest.MonkeyPatch) -> None:
+    looks = clock_looks(monkeypatch)
+    assert rules.moves_of([(1, 2, 3)] * 2049, [0, 1, 1, 1]) == 2049
+    assert len(looks) == 3  # at the first, the 1,025th and the 2,049th
+    looks.clear()
+    assert rules.moves_of([(1, 2, 3)], [0, 1, 1, 1]) == 1
+    assert len(looks) == 1
+
+
+def test_whether_a_move_is_left_stops_at_the_first_combination(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With the clock looked at on every step, the looks count the steps taken.
+    looks = clock_looks(monkeypatch)
+    monkeypatch.setattr(rules, "_CHECK_EVERY", 0)
+    quads = dealt("quads", 1)
+    counts = rules.histogram(quads.values, quads.variant.max_value)
+    assert rules.value_combos(counts, 4, 30) == [(2, 9, 9, 10), (4, 7, 9, 10), (5, 7, 9, 9)]
+    assert len(looks) == 20  # every combination
+    looks.clear()
+    assert rules.has_legal_move(quads)
+    assert len(looks) == 7  # only as far as the first
+    looks.clear()
+    assert rules.has_legal_move(seed1_table())  # triples: the direct loop, no steps to count
+    assert looks == []
+
+
+def factory_ordered(spec: object) -> Table:
+    variant = parse_variant(spec)
+    return Table(variant, variant.cards)
+
+
+def test_the_quick_limits_fall_between_the_tables_either_side() -> None:
+    # 23 cards on the table may make C(23, 3) = 1,771 triples, 24 may make 2,024 (no table's
+    # bound is 2,000); 13 ranks of 43, four a move, take C(15, 3) x 44 = 20,020 steps, of 42,
+    # C(15, 3) x 43 = 19,565 (no table's bound is 20,000).
+    small, large = factory_ordered({"base": "grid100", "slots": 23}), factory_ordered({"base": "grid100", "slots": 24})
+    assert [rules.enumeration_steps(t) for t in (small, large)] == [23**2, 24**2]
+    assert [rules.listing_is_quick(t) for t in (small, large)] == [True, False]
+    fours = {"base": "grid100", "per_move": 4, "slots": 13}
+    below, above = factory_ordered({**fours, "top_rank": 42}), factory_ordered({**fours, "top_rank": 43})
+    assert [rules.enumeration_steps(t) for t in (below, above)] == [19_565, 20_020]
+    assert [rules.status_is_quick(t) for t in (below, above)] == [True, False]
+    assert [rules.enumeration_steps(dealt("quads", s)) for s in (1, 2)] == [1_320, 616]  # C(p + 2, 3) x 11
+
+
+def test_the_quick_limits_take_a_table_exactly_at_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    table = factory_ordered({"base": "grid100", "slots": 23})
+    monkeypatch.setattr(rules, "QUICK_MOVES", 1_771)
+    monkeypatch.setattr(rules, "QUICK_STEPS", 23**2)
+    assert rules.listing_is_quick(table) and rules.status_is_quick(table)
+    monkeypatch.setattr(rules, "QUICK_MOVES", 1_770)
+    assert not rules.listing_is_quick(table)
+    monkeypatch.setattr(rules, "QUICK_MOVES", 1_771)
+    monkeypatch.setattr(rules, "QUICK_STEPS", 23**2 - 1)
+    assert not rules.listing_is_quick(table)
+    assert not rules.status_is_quick(table)

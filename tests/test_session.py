@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from tests.helpers import SEED1, SEED1_TABLE
 from triples.interpreter.operations import OPERATIONS, Args, Operation, OperationError, exact_test
-from triples.interpreter.session import NOT_QUICK, NewArgs, NoArgs, PlayArgs, QuartetsArgs, Session
+from triples.interpreter.session import NOT_QUICK, NewArgs, NoArgs, PlayArgs, QuartetsArgs, Session, log_defect
 from triples.support import deadline
 
 USAGE = {
@@ -375,6 +375,19 @@ def test_quickly_answers_what_is_surely_quick_and_leaves_the_rest_undone() -> No
     assert session.quickly(["frob"]) == "error: unknown operation 'frob'"
 
 
+def test_quickly_answers_the_cheap_operations_as_apply_does() -> None:
+    session = Session()
+    assert session.quickly(["new", "g", 1]) == SEED1_TABLE
+    assert session.quickly(["play", "g", [0, 3, 6]]) == "ok"
+    assert session.quickly(["history", "g"]) == [[0, 3, 6]]
+    assert session.quickly(["table", "g"]) == ["10S", "AH", "4H", "5H", "3C", "7H", "8H", "2D", "AC", "7C"]
+    assert session.quickly(["undo", "g"]) == "ok"
+    assert session.quickly(["forget", "g"]) == "ok"
+    assert session.quickly(["variants"]) == session.apply(["variants"])
+    assert session.games == {}
+    assert repr(NOT_QUICK) == "NOT_QUICK"
+
+
 def test_quick_follows_the_rules_and_the_position_not_the_name() -> None:
     session = Session()
     # grid100: every card is dealt, so a move of 3 may pick among C(100, 3) slot triples.
@@ -489,6 +502,51 @@ def test_a_defect_in_a_handler_is_an_internal_error_naming_its_exception_and_the
     assert outputs[1:] == ["error: internal error (KeyError)", SEED1_TABLE]
 
 
+def test_a_defect_is_logged_with_its_traceback_and_the_operations_name(caplog: pytest.LogCaptureFixture) -> None:
+    with OPERATIONS.replaced(Operation("status", Args, defective, "cheap")):
+        outputs = apply_all([["new", 7, 1], ["status", 7]])
+    assert outputs[1] == "error: internal error (KeyError)"
+    [record] = caplog.records
+    assert (record.name, record.levelname) == ("triples.interpreter", "ERROR")
+    assert record.getMessage() == "internal error in operation 'status'"
+    assert record.exc_info is not None and record.exc_info[0] is KeyError
+
+
+@pytest.mark.parametrize("raw", [5, [], [3, "g"], ("status", "g")], ids=repr)
+def test_a_defect_in_what_is_no_operation_is_logged_without_a_name(
+    raw: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    try:
+        raise ValueError("a defect")
+    except ValueError:
+        log_defect(raw)
+    [record] = caplog.records
+    assert record.getMessage() == "internal error in operation None"
+
+
+def test_an_operation_written_as_a_tuple_is_taken_as_its_list() -> None:
+    session = Session()
+    assert session.apply(("new", "g", 1)) == SEED1_TABLE
+    assert session.quickly(("play", "g", [0, 3, 6])) == "ok"
+    assert session.apply(("history", "g")) == [[0, 3, 6]]
+    assert session.apply(()) == "error: malformed operation"
+
+
+def test_a_deck_written_as_a_tuple_is_taken_as_its_list() -> None:
+    # The arguments fail their quick tests as given, and pass them once made lists: no strict
+    # model (which takes no tuple for a list) is asked.
+    session = Session()
+    assert session.apply(["new", "g", tuple(SEED1)]) == SEED1_TABLE
+    assert session.apply(["new", "h", tuple(SEED1), {"base": "classic", "court": (10, 10, 10)}]) == SEED1_TABLE
+    assert session.apply(["table", "h"]) == SEED1_TABLE
+    assert session.apply(["status", "h"]) == {"cleared": 0, "stock": 42, "over": False}
+    assert (
+        session.apply(["new", "i", (1, 2)])
+        == session.apply(["new", "i", [1, 2]])
+        == ("error: deck must be a list of card codes")
+    )
+
+
 def test_a_deadline_passes_through_apply_to_whoever_set_it() -> None:
     session = Session()
     session.apply(["new", "g", 1])
@@ -520,6 +578,11 @@ def test_solve_answers_best_and_a_line_of_slot_moves_and_plays_nothing() -> None
         },
         [],
     ]  # fmt: skip
+
+
+def test_audit_answers_the_verdict_on_the_moves_played() -> None:
+    outputs = apply_all([["new", "g", 1], ["play", "g", [0, 2, 5]], ["audit", "g"]])
+    assert outputs[2] == {"moves": 1, "sighted": 0, "p": 1.0, "verdict": "blind", "engine_match": 1.0}
 
 
 def test_bestrun_and_quartets_answer_without_a_game() -> None:
