@@ -34,7 +34,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +45,7 @@ from common import ROOT, load, verdict
 from triples.engines import audit, calibration, difficulty, fair, populations, search
 from triples.engines.calibration import DealAttempts
 from triples.model.deal import seeded
+from triples.model.table import Table
 from triples.model.variants import parse_variant
 
 VARIANTS = ("classic", "sum15", "quads")
@@ -88,15 +89,22 @@ def deal_facts(variant: str, first: int, games: int) -> tuple[list[int], float, 
     return short, 1000 * spent / games, hard
 
 
-def audited(variant: str, population: str, seeds: Sequence[int], precise: tuple[float, float]) -> list[Game]:
-    """The population's games on ``seeds``, each audited (its p precise between the bounds)."""
+def played(variant: str, population: str, seeds: Sequence[int]) -> Iterator[tuple[int, Table]]:
+    """The population's game on each of ``seeds``, played to its end (one generator per
+    population and variant, so that a run is the same whatever else runs)."""
     rules = parse_variant(variant)
     player = populations.POPULATIONS[population]
     rng = random.Random(f"{variant} {population}")
-    out = []
     for seed in seeds:
         table = seeded(rules, seed)
         populations.play(player, table, rng)
+        yield seed, table
+
+
+def audited(variant: str, population: str, seeds: Sequence[int], precise: tuple[float, float]) -> list[Game]:
+    """The population's games on ``seeds``, each audited (its p precise between the bounds)."""
+    out = []
+    for seed, table in played(variant, population, seeds):
         start = time.perf_counter()
         found = audit.audit_table(table)
         ms = 1000 * (time.perf_counter() - start)
@@ -192,7 +200,8 @@ def held_out_errors(deals: Sequence[DealAttempts]) -> dict[int, tuple[float, flo
     halves = [list(deals[0::2]), list(deals[1::2])]
     out = {}
     for k in HELD:
-        seeded_errors, flat_errors = [], []
+        seeded_errors: list[float] = []
+        flat_errors: list[float] = []
         for i, half in enumerate(halves):
             fit = calibration.fit_map(halves[1 - i])
             flat = calibration.flat_start(halves[1 - i])

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+from audit import played
 from common import load
 
 from triples.engines import audit, fair, populations, search
@@ -146,12 +147,8 @@ class Game:
 
 def games_of(variant: str, population: str, seeds: Sequence[int]) -> list[Game]:
     rules_ = parse_variant(variant)
-    player = populations.POPULATIONS[population]
-    rng = random.Random(f"{variant} {population}")
     out = []
-    for seed in seeds:
-        table = seeded(rules_, seed)
-        populations.play(player, table, rng)
+    for _, table in played(variant, population, seeds):
         found, kept_best = positions(table)
         suspect = audit.audit_table(table).verdict == "suspect"
         start = time.perf_counter()

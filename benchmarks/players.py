@@ -49,7 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -136,9 +136,12 @@ def database_pids(url: str) -> set[int]:
     return {postmaster, *descendants(postmaster)}
 
 
-def start_server(store: str, port: int, workers: int) -> subprocess.Popen[bytes]:
+def start_server(
+    store: str, port: int, workers: int, launcher: Sequence[str] = ("-m", "triples")
+) -> subprocess.Popen[bytes]:
+    """``triples serve`` on ``store`` (``launcher``: how Python starts the command), once healthy."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "triples", "serve", "--host", HOST, "--port", str(port), "--db", store,
+        [sys.executable, *launcher, "serve", "--host", HOST, "--port", str(port), "--db", store,
          "--workers", str(workers), "--no-access-log", *UNLIMITED],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
@@ -229,7 +232,7 @@ async def play(
             data = request(port, "POST", path, {"move": move, "turn": state["turn"]}, token)
             started = time.perf_counter()
             if rng.random() < race:
-                answers = await asyncio.gather(first.send(data), second.send(data))
+                answers = list(await asyncio.gather(first.send(data), second.send(data)))
             else:
                 answers = [await first.send(data)]
             played.latencies.append(time.perf_counter() - started)

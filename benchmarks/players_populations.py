@@ -44,15 +44,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import orjson
+import players
+from players import request
 from population_figures import FALSE_POSITIVE_GOAL, NAMES, SIGHTED, Tally, audit_report, fit_lines, rating_errors
-from serve import HOST, Connection, free_port, healthy, stop_server
+from serve import Connection, free_port, stop_server
 
 from triples.engines import populations
 from triples.model.deal import explicit_deck
@@ -60,8 +61,6 @@ from triples.model.table import Table
 from triples.model.variants import parse_variant
 from triples.store import open_store
 
-START_TIMEOUT = 60
-UNLIMITED = ("--player-rate", "1e6", "--address-rate", "1e6", "--new-players", "1e8")
 DAYS = 80
 PLAYERS = 8
 RANDOM_FIT = "calibration of the random players (true map: intercept 0, slope 1)"
@@ -102,28 +101,11 @@ def make_calendar(store: Path, variants: list[str], days: list[str]) -> dict[tup
 
 
 def start_server(store: Path, clock: Path, port: int) -> subprocess.Popen[bytes]:
-    server = subprocess.Popen(
-        [sys.executable, "-c", FIXED_CLOCK, str(clock), "serve", "--host", HOST, "--port", str(port), "--db",
-         str(store), "--workers", "1", "--no-access-log", *UNLIMITED],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    until = time.monotonic() + START_TIMEOUT
-    while not healthy(port):
-        if server.poll() is not None or time.monotonic() > until:
-            raise SystemExit(f"the server did not start: {server.communicate()[1].decode()}")
-        time.sleep(0.05)
-    return server
+    """The service on ``store``, its players' routes seeing the date written in ``clock``."""
+    return players.start_server(str(store), port, 1, ("-c", FIXED_CLOCK, str(clock)))
 
 
 # ---------------------------------------------------------------- a player
-
-
-def request(port: int, method: str, path: str, body: Any = None, token: str | None = None) -> bytes:
-    data = b"" if body is None else orjson.dumps(body)
-    head = f"{method} {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Length: {len(data)}\r\n"
-    if token is not None:
-        head += f"Authorization: Bearer {token}\r\n"
-    return (head + "\r\n").encode() + data
 
 
 @dataclass
