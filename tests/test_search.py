@@ -438,6 +438,17 @@ def test_a_recursion_limit_too_tight_for_the_search_is_one_line_and_left_as_it_w
         assert search.best_cleared(table) == expected
 
 
+def test_the_room_asked_is_the_frames_in_use_the_depth_and_a_margin_of_fifty() -> None:
+    used = frames_in_use()  # as deep as ensure_room's own frame when called from here
+    limit = used + 100
+    with recursion_limit(limit):
+        search.ensure_room(49)
+        search.ensure_room(50)  # exactly the limit: fits
+        with pytest.raises(search.NoRoom) as refused:
+            search.ensure_room(51)
+    assert (refused.value.needed, refused.value.limit) == (used + 101, limit)
+
+
 def test_every_entry_asks_for_room_for_the_cards_it_may_clear(monkeypatch: pytest.MonkeyPatch) -> None:
     # Each search level clears at least one card, so the cards not yet cleared bound the depth:
     # on the table and in the stock (analyse asks for the whole deck, an easier bound).
