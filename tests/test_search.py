@@ -574,3 +574,56 @@ def test_the_combination_sets_are_those_of_their_definition(spec: object) -> Non
         held = [sum(1 << i for i, combo in enumerate(combos) if combo.count(v) > j) for j in range(tables.width + 1)]
         assert list(tables.holders[v]) == held
         assert tables.containing[v] == sum(1 << i for i, combo in enumerate(combos) if v in combo)
+
+
+# --- one memo over many roots, and what a variant's searches share --------------------------
+
+
+def one_memo_over_every_root(variant: str, seed: int, lines: bool) -> list[tuple[int, int]]:
+    """(best, states) of every position of one random game of the deal, all searched by one
+    search object (one memo, as ``FixedDeck`` keeps it, and its own packing memo): deepest
+    first, then from the deal on, then every third again. Each best is checked against a
+    fresh search, and each line (when kept) clears exactly its best."""
+    from triples.engines.search.engine import _Search
+    from triples.model.deal import seeded
+
+    table = seeded(parse_variant(variant), seed)
+    choose = random.Random(seed)
+    positions = []
+    while True:
+        positions.append((list(table.values), table.next_card))
+        moves = rules.legal_moves(table)
+        if not moves:
+            break
+        table.push(choose.choice(moves))
+    deck = table.deck_values
+    searcher = _Search(table.variant, deck, lines=lines, packed={})
+    answers = []
+    for values, next_card in [*reversed(positions), *positions, *positions[::3]]:
+        searcher.root(values, next_card, 0)
+        result = searcher.run()
+        assert result.best == search.analyse_values(table.variant, values, deck, next_card).best
+        if lines:
+            assert len(result.line) * table.variant.per_move == result.best
+        answers.append((result.best, result.states))
+    return answers
+
+
+@pytest.mark.parametrize(
+    ("variant", "seed", "states_with_lines", "states_without"),
+    [("classic", 1, 55, 55), ("sum15", 0, 1, 1), ("sum15", 1, 39, 0), ("sum15", 2, 74, 0)],
+)
+def test_one_memo_over_many_roots_settles_what_it_can_and_counts_what_it_expands(
+    variant: str, seed: int, states_with_lines: int, states_without: int
+) -> None:
+    # A root whose state the memo settled exactly expands nothing (its line is rebuilt from
+    # the state); one it bounds is searched again only where the bound beats the incumbent;
+    # the second dive, only without lines, runs where the bound is every card left. Each
+    # shows in the states expanded, exactly.
+    with_lines = one_memo_over_every_root(variant, seed, True)
+    without = one_memo_over_every_root(variant, seed, False)
+    assert [best for best, _ in with_lines] == [best for best, _ in without]
+    assert (sum(states for _, states in with_lines), sum(states for _, states in without)) == (
+        states_with_lines,
+        states_without,
+    )
