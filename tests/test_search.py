@@ -627,3 +627,89 @@ def test_one_memo_over_many_roots_settles_what_it_can_and_counts_what_it_expands
         states_with_lines,
         states_without,
     )
+
+
+CLASSIC_FAMILY_PACKED = (
+    0,
+    65536,
+    16777216,
+    2203318222848,
+    8589934594,
+    1103823438081,
+    2199056941568,
+    4328653314,
+    2207630098946,
+    2207646810626,
+    0,
+)
+
+
+def test_classics_family_is_six_vectors_of_halves_in_one_byte_each() -> None:
+    from triples.engines.search.bounds import Family, family_for
+
+    # The whole deck weighs under 256 halves in every vector: one byte per field.
+    assert family_for(parse_variant("classic")) == Family(denominator=2, code="B", size=6, packed=CLASSIC_FAMILY_PACKED)
+
+
+def test_the_lightest_vector_is_read_off_fields_wider_than_a_byte() -> None:
+    from triples.engines.search.bounds import Family
+
+    # Two 2-byte fields: 300 and 7 (over a denominator of 2), in the machine's own order.
+    family = Family(denominator=2, code="H", size=4, packed=(0,))
+    assert family.lightest(300 | 7 << 16) == 3
+    assert family.lightest(9 | 300 << 16) == 4
+
+
+def test_a_variant_with_as_many_combinations_as_the_programs_allow_has_its_family(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from triples.engines.search import bounds
+
+    classic = parse_variant("classic")
+    assert len(bounds.search_tables_for(classic).combos) == 13
+    monkeypatch.setattr(bounds, "LP_MAX_COMBOS", 13)
+    assert bounds._build_family(classic) == bounds.Family(denominator=2, code="B", size=6, packed=CLASSIC_FAMILY_PACKED)
+    monkeypatch.setattr(bounds, "LP_MAX_COMBOS", 12)
+    assert bounds._build_family(classic) is None
+
+
+def test_a_family_that_beats_the_value_sum_on_a_quarter_of_its_multisets_is_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Classic's family solves 32 multisets' programs; with only the first 21 solved (the rest
+    # given up) 8 beat the value-sum bound, exactly a quarter: kept. With 20, 7: not.
+    from triples.engines.search import bounds
+
+    classic = parse_variant("classic")
+    solve = bounds.packing_weights
+
+    def family_solving_only(first: int) -> object:
+        asked: list[int] = []
+
+        def some(variant: object, pool: list[int]) -> list[float] | None:
+            asked.append(1)
+            return solve(classic, pool) if len(asked) <= first else None
+
+        monkeypatch.setattr(bounds, "packing_weights", some)
+        family = bounds._build_family(classic)
+        assert len(asked) == 32
+        return family
+
+    kept = family_solving_only(21)
+    assert isinstance(kept, bounds.Family) and kept.size == 6
+    assert family_solving_only(20) is None
+
+
+def test_a_kits_memos_are_named_for_what_they_hold() -> None:
+    from triples.engines.search.kit import kit_for
+
+    memos = kit_for(parse_variant("classic")).memos()
+    assert [memo.name for memo in memos] == [
+        "bounds",
+        "candidates",
+        "unary",
+        "dive moves",
+        "freest moves",
+        "mobility",
+        "packing",
+    ]
