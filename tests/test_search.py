@@ -713,3 +713,18 @@ def test_a_kits_memos_are_named_for_what_they_hold() -> None:
         "mobility",
         "packing",
     ]
+
+
+def test_a_greedy_line_that_reaches_the_bound_leaves_nothing_to_search() -> None:
+    # A classic position with an empty stock where the greedy line already clears the root's
+    # bound (the family's, tighter than the packing phase's own value-sum bound): no state is
+    # expanded, and the greedy line is the answer.
+    from triples.model.deal import seeded
+
+    table = seeded(parse_variant("classic"), 189)
+    choose = random.Random(189)
+    while table.next_card < len(table.deck_values):
+        table.push(choose.choice(rules.legal_moves(table)))
+    result = search.analyse(table)
+    assert (result.best, result.states, result.bound) == (45, 0, 45)
+    assert replays_to(table, result.line) == (45, True)
