@@ -579,11 +579,12 @@ def test_the_combination_sets_are_those_of_their_definition(spec: object) -> Non
 # --- one memo over many roots, and what a variant's searches share --------------------------
 
 
-def one_memo_over_every_root(variant: str, seed: int, lines: bool) -> list[tuple[int, int]]:
+def one_memo_over_every_root(variant: str, seed: int, lines: bool, deal_first: bool) -> list[tuple[int, int]]:
     """(best, states) of every position of one random game of the deal, all searched by one
     search object (one memo, as ``FixedDeck`` keeps it, and its own packing memo): deepest
-    first, then from the deal on, then every third again. Each best is checked against a
-    fresh search, and each line (when kept) clears exactly its best."""
+    first, then from the deal on, then every third again (or, ``deal_first``, from the deal
+    on and then deepest first). Each best is checked against a fresh search, and each line
+    (when kept) clears exactly its best."""
     from triples.engines.search.engine import _Search
     from triples.model.deal import seeded
 
@@ -599,7 +600,8 @@ def one_memo_over_every_root(variant: str, seed: int, lines: bool) -> list[tuple
     deck = table.deck_values
     searcher = _Search(table.variant, deck, lines=lines, packed={})
     answers = []
-    for values, next_card in [*reversed(positions), *positions, *positions[::3]]:
+    roots = [*positions, *reversed(positions)] if deal_first else [*reversed(positions), *positions, *positions[::3]]
+    for values, next_card in roots:
         searcher.root(values, next_card, 0)
         result = searcher.run()
         assert result.best == search.analyse_values(table.variant, values, deck, next_card).best
@@ -610,18 +612,25 @@ def one_memo_over_every_root(variant: str, seed: int, lines: bool) -> list[tuple
 
 
 @pytest.mark.parametrize(
-    ("variant", "seed", "states_with_lines", "states_without"),
-    [("classic", 1, 55, 55), ("sum15", 0, 1, 1), ("sum15", 1, 39, 0), ("sum15", 2, 74, 0)],
+    ("variant", "seed", "deal_first", "states_with_lines", "states_without"),
+    [
+        ("classic", 1, False, 55, 55),
+        ("sum15", 0, False, 1, 1),
+        ("sum15", 1, False, 39, 0),
+        ("sum15", 2, False, 74, 0),
+        ("classic", 5, True, 63, 63),
+    ],
 )
 def test_one_memo_over_many_roots_settles_what_it_can_and_counts_what_it_expands(
-    variant: str, seed: int, states_with_lines: int, states_without: int
+    variant: str, seed: int, deal_first: bool, states_with_lines: int, states_without: int
 ) -> None:
     # A root whose state the memo settled exactly expands nothing (its line is rebuilt from
-    # the state); one it bounds is searched again only where the bound beats the incumbent;
+    # the state); one it bounds is searched again only where the bound beats the incumbent
+    # (roots from the deal first leave bounds that a deeper root's lower incumbent beats);
     # the second dive, only without lines, runs where the bound is every card left. Each
     # shows in the states expanded, exactly.
-    with_lines = one_memo_over_every_root(variant, seed, True)
-    without = one_memo_over_every_root(variant, seed, False)
+    with_lines = one_memo_over_every_root(variant, seed, True, deal_first)
+    without = one_memo_over_every_root(variant, seed, False, deal_first)
     assert [best for best, _ in with_lines] == [best for best, _ in without]
     assert (sum(states for _, states in with_lines), sum(states for _, states in without)) == (
         states_with_lines,
