@@ -737,3 +737,25 @@ def test_a_greedy_line_that_reaches_the_bound_leaves_nothing_to_search() -> None
     result = search.analyse(table)
     assert (result.best, result.states, result.bound) == (45, 0, 45)
     assert replays_to(table, result.line) == (45, True)
+
+
+def test_a_packing_memo_shared_with_an_earlier_search_settles_tables_and_rebuilds_their_lines() -> None:
+    # Two searches of one classic position sharing the packing phase's memo: the second finds
+    # tables the first settled, takes its incumbent from one of them (a unary key) and
+    # rebuilds the line from it, one state fewer, the same best, a line that plays.
+    from triples.engines.search.engine import _Search
+    from triples.model.deal import seeded
+
+    table = seeded(parse_variant("classic"), 5)
+    choose = random.Random(5)
+    for _ in range(3):
+        table.push(choose.choice(rules.legal_moves(table)))
+    packed: dict[int, int] = {}
+    answers = []
+    for _ in range(2):
+        searcher = _Search(table.variant, table.deck_values, packed=packed)
+        searcher.root(table.values, table.next_card, table.cleared)
+        result = searcher.run()
+        assert replays_to(table, result.line) == (result.best, True)
+        answers.append((result.best, result.states, result.bound))
+    assert answers == [(45, 51, 48), (45, 50, 48)]
