@@ -759,3 +759,28 @@ def test_a_packing_memo_shared_with_an_earlier_search_settles_tables_and_rebuild
         assert replays_to(table, result.line) == (result.best, True)
         answers.append((result.best, result.states, result.bound))
     assert answers == [(45, 51, 48), (45, 50, 48)]
+
+
+def test_a_table_the_packing_memo_settled_gives_the_incumbent_and_the_rest_of_the_line() -> None:
+    # A grid100 table whose greedy line falls 3 short of its bound, 87, searched with a packing
+    # memo that already holds the worth of the table after the best line's first move (84, as
+    # an earlier search sharing the memo would leave it): the first move onto that table
+    # reaches the bound at once, and the line goes on with a fresh search of that table.
+    from triples.engines.search.engine import _Search
+    from triples.engines.search.kit import kit_for
+    from triples.model.deal import seeded
+
+    grid100 = parse_variant("grid100")
+    values = [v if i % 11 else 0 for i, v in enumerate(seeded(grid100, 0).values)]
+    cold = search.analyse_values(grid100, values, [], 0)
+    after_first = list(values)
+    for v in cold.line[0]:
+        after_first[after_first.index(v)] = 0
+    rest = search.analyse_values(grid100, after_first, [], 0)
+    assert (cold.best, cold.bound, rest.best, rest.states) == (87, 87, 84, 180)
+    key = kit_for(grid100).rules.unary_key(rules.histogram(after_first, grid100.max_value))
+    searcher = _Search(grid100, [], packed={key: 84 << 1 | 1})
+    searcher.root(values, 0, 0)
+    warm = searcher.run()
+    assert (warm.best, warm.states, warm.bound) == (87, 1, 87)
+    assert warm.line == (cold.line[0], *rest.line)
