@@ -772,7 +772,13 @@ def test_a_table_the_packing_memo_settled_gives_the_incumbent_and_the_rest_of_th
 
     grid100 = parse_variant("grid100")
     values = [v if i % 11 else 0 for i, v in enumerate(seeded(grid100, 0).values)]
-    cold = search.analyse_values(grid100, values, [], 0)
+    fresh = _Search(grid100, [])
+    fresh.root(values, 0, 0)
+    cold = fresh.run()
+    # Its own packing memo: every table it left there is only bounded, none settled exactly
+    # (the greedy incumbent of 84 cut them until the line that stopped at the bound, whose
+    # tables are not stored).
+    assert (cold.states, len(fresh.packed), sum(entry & 1 for entry in fresh.packed.values())) == (181, 634, 0)
     after_first = list(values)
     for v in cold.line[0]:
         after_first[after_first.index(v)] = 0
