@@ -790,3 +790,26 @@ def test_a_table_the_packing_memo_settled_gives_the_incumbent_and_the_rest_of_th
     warm = searcher.run()
     assert (warm.best, warm.states, warm.bound) == (87, 1, 87)
     assert warm.line == (cold.line[0], *rest.line)
+
+
+@pytest.mark.parametrize(("denominator", "code", "size"), [(2, "B", 6), (16, "H", 12), (4000, "I", 24)])
+def test_a_family_over_a_larger_denominator_packs_wider_fields_and_bounds_the_same(
+    monkeypatch: pytest.MonkeyPatch, denominator: int, code: str, size: int
+) -> None:
+    # Classic's whole deck weighs 36 halves in every vector of its family. Over 16ths it
+    # weighs 288, past a byte (2-byte fields); over 4000ths, 72,000, past two (4-byte fields).
+    # Any multiple of the weights' denominators gives the same bounds.
+    from triples.engines.search import bounds
+
+    classic = parse_variant("classic")
+    halves = bounds.family_for(classic)
+    assert halves is not None
+    monkeypatch.setattr(bounds, "lcm", lambda *denominators: denominator)
+    family = bounds._build_family(classic)
+    assert family is not None and (family.denominator, family.code, family.size) == (denominator, code, size)
+    pools = [list(classic.copies)]
+    pools += [[c - (v == taken) for v, c in enumerate(classic.copies)] for taken in range(1, 11)]
+    pools.append([0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0])
+    lightest = [family.lightest(family.weighed(pool)) for pool in pools]
+    assert lightest == [halves.lightest(halves.weighed(pool)) for pool in pools]
+    assert lightest == [18, 17, 17, 17, 17, 17, 17, 17, 17, 17, 18, 10]
