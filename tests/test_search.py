@@ -585,3 +585,242 @@ def test_the_combination_sets_are_those_of_their_definition(spec: object) -> Non
         held = [sum(1 << i for i, combo in enumerate(combos) if combo.count(v) > j) for j in range(tables.width + 1)]
         assert list(tables.holders[v]) == held
         assert tables.containing[v] == sum(1 << i for i, combo in enumerate(combos) if v in combo)
+
+
+# --- one memo over many roots, and what a variant's searches share --------------------------
+
+
+def one_memo_over_every_root(variant: str, seed: int, lines: bool, deal_first: bool) -> list[tuple[int, int]]:
+    """(best, states) of every position of one random game of the deal, all searched by one
+    search object (one memo, as ``FixedDeck`` keeps it, and its own packing memo): deepest
+    first, then from the deal on, then every third again (or, ``deal_first``, from the deal
+    on and then deepest first). Each best is checked against a fresh search, and each line
+    (when kept) clears exactly its best."""
+    from triples.engines.search.engine import _Search
+    from triples.model.deal import seeded
+
+    table = seeded(parse_variant(variant), seed)
+    choose = random.Random(seed)
+    positions = []
+    while True:
+        positions.append((list(table.values), table.next_card))
+        moves = rules.legal_moves(table)
+        if not moves:
+            break
+        table.push(choose.choice(moves))
+    deck = table.deck_values
+    searcher = _Search(table.variant, deck, lines=lines, packed={})
+    answers = []
+    roots = [*positions, *reversed(positions)] if deal_first else [*reversed(positions), *positions, *positions[::3]]
+    for values, next_card in roots:
+        searcher.root(values, next_card, 0)
+        result = searcher.run()
+        assert result.best == search.analyse_values(table.variant, values, deck, next_card).best
+        if lines:
+            assert len(result.line) * table.variant.per_move == result.best
+        answers.append((result.best, result.states))
+    return answers
+
+
+@pytest.mark.parametrize(
+    ("variant", "seed", "deal_first", "states_with_lines", "states_without"),
+    [
+        ("classic", 1, False, 55, 55),
+        ("sum15", 0, False, 1, 1),
+        ("sum15", 1, False, 39, 0),
+        ("sum15", 2, False, 74, 0),
+        ("classic", 5, True, 63, 63),
+    ],
+)
+def test_one_memo_over_many_roots_settles_what_it_can_and_counts_what_it_expands(
+    variant: str, seed: int, deal_first: bool, states_with_lines: int, states_without: int
+) -> None:
+    # A root whose state the memo settled exactly expands nothing (its line is rebuilt from
+    # the state); one it bounds is searched again only where the bound beats the incumbent
+    # (roots from the deal first leave bounds that a deeper root's lower incumbent beats);
+    # the second dive, only without lines, runs where the bound is every card left. Each
+    # shows in the states expanded, exactly.
+    with_lines = one_memo_over_every_root(variant, seed, True, deal_first)
+    without = one_memo_over_every_root(variant, seed, False, deal_first)
+    assert [best for best, _ in with_lines] == [best for best, _ in without]
+    assert (sum(states for _, states in with_lines), sum(states for _, states in without)) == (
+        states_with_lines,
+        states_without,
+    )
+
+
+CLASSIC_FAMILY_PACKED = (
+    0,
+    65536,
+    16777216,
+    2203318222848,
+    8589934594,
+    1103823438081,
+    2199056941568,
+    4328653314,
+    2207630098946,
+    2207646810626,
+    0,
+)
+
+
+def test_classics_family_is_six_vectors_of_halves_in_one_byte_each() -> None:
+    from triples.engines.search.bounds import Family, family_for
+
+    # The whole deck weighs under 256 halves in every vector: one byte per field.
+    assert family_for(parse_variant("classic")) == Family(denominator=2, code="B", size=6, packed=CLASSIC_FAMILY_PACKED)
+
+
+def test_the_lightest_vector_is_read_off_fields_wider_than_a_byte() -> None:
+    from triples.engines.search.bounds import Family
+
+    # Two 2-byte fields: 300 and 7 (over a denominator of 2), in the machine's own order.
+    family = Family(denominator=2, code="H", size=4, packed=(0,))
+    assert family.lightest(300 | 7 << 16) == 3
+    assert family.lightest(9 | 300 << 16) == 4
+
+
+def test_a_variant_with_as_many_combinations_as_the_programs_allow_has_its_family(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from triples.engines.search import bounds
+
+    classic = parse_variant("classic")
+    assert len(bounds.search_tables_for(classic).combos) == 13
+    monkeypatch.setattr(bounds, "LP_MAX_COMBOS", 13)
+    assert bounds._build_family(classic) == bounds.Family(denominator=2, code="B", size=6, packed=CLASSIC_FAMILY_PACKED)
+    monkeypatch.setattr(bounds, "LP_MAX_COMBOS", 12)
+    assert bounds._build_family(classic) is None
+
+
+def test_a_family_that_beats_the_value_sum_on_a_quarter_of_its_multisets_is_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Classic's family solves 32 multisets' programs; with only the first 21 solved (the rest
+    # given up) 8 beat the value-sum bound, exactly a quarter: kept. With 20, 7: not.
+    from triples.engines.search import bounds
+
+    classic = parse_variant("classic")
+    solve = bounds.packing_weights
+
+    def family_solving_only(first: int) -> object:
+        asked: list[int] = []
+
+        def some(variant: object, pool: list[int]) -> list[float] | None:
+            asked.append(1)
+            return solve(classic, pool) if len(asked) <= first else None
+
+        monkeypatch.setattr(bounds, "packing_weights", some)
+        family = bounds._build_family(classic)
+        assert len(asked) == 32
+        return family
+
+    kept = family_solving_only(21)
+    assert isinstance(kept, bounds.Family) and kept.size == 6
+    assert family_solving_only(20) is None
+
+
+def test_a_kits_memos_are_named_for_what_they_hold() -> None:
+    from triples.engines.search.kit import kit_for
+
+    memos = kit_for(parse_variant("classic")).memos()
+    assert [memo.name for memo in memos] == [
+        "bounds",
+        "candidates",
+        "unary",
+        "dive moves",
+        "freest moves",
+        "mobility",
+        "packing",
+    ]
+
+
+def test_a_greedy_line_that_reaches_the_bound_leaves_nothing_to_search() -> None:
+    # A classic position with an empty stock where the greedy line already clears the root's
+    # bound (the family's, tighter than the packing phase's own value-sum bound): no state is
+    # expanded, and the greedy line is the answer.
+    from triples.model.deal import seeded
+
+    table = seeded(parse_variant("classic"), 189)
+    choose = random.Random(189)
+    while table.next_card < len(table.deck_values):
+        table.push(choose.choice(rules.legal_moves(table)))
+    result = search.analyse(table)
+    assert (result.best, result.states, result.bound) == (45, 0, 45)
+    assert replays_to(table, result.line) == (45, True)
+
+
+def test_a_packing_memo_shared_with_an_earlier_search_settles_tables_and_rebuilds_their_lines() -> None:
+    # Two searches of one classic position sharing the packing phase's memo: the second finds
+    # tables the first settled, takes its incumbent from one of them (a unary key) and
+    # rebuilds the line from it, one state fewer, the same best, a line that plays.
+    from triples.engines.search.engine import _Search
+    from triples.model.deal import seeded
+
+    table = seeded(parse_variant("classic"), 5)
+    choose = random.Random(5)
+    for _ in range(3):
+        table.push(choose.choice(rules.legal_moves(table)))
+    packed: dict[int, int] = {}
+    answers = []
+    for _ in range(2):
+        searcher = _Search(table.variant, table.deck_values, packed=packed)
+        searcher.root(table.values, table.next_card, table.cleared)
+        result = searcher.run()
+        assert replays_to(table, result.line) == (result.best, True)
+        answers.append((result.best, result.states, result.bound))
+    assert answers == [(45, 51, 48), (45, 50, 48)]
+
+
+def test_a_table_the_packing_memo_settled_gives_the_incumbent_and_the_rest_of_the_line() -> None:
+    # A grid100 table whose greedy line falls 3 short of its bound, 87, searched with a packing
+    # memo that already holds the worth of the table after the best line's first move (84, as
+    # an earlier search sharing the memo would leave it): the first move onto that table
+    # reaches the bound at once, and the line goes on with a fresh search of that table.
+    from triples.engines.search.engine import _Search
+    from triples.engines.search.kit import kit_for
+    from triples.model.deal import seeded
+
+    grid100 = parse_variant("grid100")
+    values = [v if i % 11 else 0 for i, v in enumerate(seeded(grid100, 0).values)]
+    fresh = _Search(grid100, [])
+    fresh.root(values, 0, 0)
+    cold = fresh.run()
+    # Its own packing memo: every table it left there is only bounded, none settled exactly
+    # (the greedy incumbent of 84 cut them until the line that stopped at the bound, whose
+    # tables are not stored).
+    assert (cold.states, len(fresh.packed), sum(entry & 1 for entry in fresh.packed.values())) == (181, 634, 0)
+    after_first = list(values)
+    for v in cold.line[0]:
+        after_first[after_first.index(v)] = 0
+    rest = search.analyse_values(grid100, after_first, [], 0)
+    assert (cold.best, cold.bound, rest.best, rest.states) == (87, 87, 84, 180)
+    key = kit_for(grid100).rules.unary_key(rules.histogram(after_first, grid100.max_value))
+    searcher = _Search(grid100, [], packed={key: 84 << 1 | 1})
+    searcher.root(values, 0, 0)
+    warm = searcher.run()
+    assert (warm.best, warm.states, warm.bound) == (87, 1, 87)
+    assert warm.line == (cold.line[0], *rest.line)
+
+
+@pytest.mark.parametrize(("denominator", "code", "size"), [(2, "B", 6), (16, "H", 12), (4000, "I", 24)])
+def test_a_family_over_a_larger_denominator_packs_wider_fields_and_bounds_the_same(
+    monkeypatch: pytest.MonkeyPatch, denominator: int, code: str, size: int
+) -> None:
+    # Classic's whole deck weighs 36 halves in every vector of its family. Over 16ths it
+    # weighs 288, past a byte (2-byte fields); over 4000ths, 72,000, past two (4-byte fields).
+    # Any multiple of the weights' denominators gives the same bounds.
+    from triples.engines.search import bounds
+
+    classic = parse_variant("classic")
+    halves = bounds.family_for(classic)
+    assert halves is not None
+    monkeypatch.setattr(bounds, "lcm", lambda *denominators: denominator)
+    family = bounds._build_family(classic)
+    assert family is not None and (family.denominator, family.code, family.size) == (denominator, code, size)
+    pools = [list(classic.copies)]
+    pools += [[c - (v == taken) for v, c in enumerate(classic.copies)] for taken in range(1, 11)]
+    pools.append([0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0])
+    lightest = [family.lightest(family.weighed(pool)) for pool in pools]
+    assert lightest == [halves.lightest(halves.weighed(pool)) for pool in pools]
+    assert lightest == [18, 17, 17, 17, 17, 17, 17, 17, 17, 17, 18, 10]
