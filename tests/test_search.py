@@ -312,20 +312,25 @@ def test_fixed_deck_scores_positions_over_one_deck_order() -> None:
     assert fixed.best_gain(values, next_card) == gain  # again, through its memo
 
 
-@pytest.mark.parametrize(("variant", "seed"), [("sum15", 5), ("classic", 3), ("quads", 2)])
-def test_fixed_deck_answers_as_fresh_searches_whatever_it_answered_before(variant: str, seed: int) -> None:
-    # Every position of one random game over one deck order, asked deepest first and then
-    # from the deal on: each answer reads what the earlier ones left in the shared memo, and
-    # must still be exactly a fresh search's.
-    table = dealt(variant, seed)
+def random_game_positions(table: Table, seed: int) -> list[tuple[list[int], int]]:
+    """Every position (values, next card) of a game of random moves on ``table``, played to its end."""
     choose = random.Random(seed)
     positions = []
     while True:
         positions.append((list(table.values), table.next_card))
         moves = rules.legal_moves(table)
         if not moves:
-            break
+            return positions
         table.push(choose.choice(moves))
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("sum15", 5), ("classic", 3), ("quads", 2)])
+def test_fixed_deck_answers_as_fresh_searches_whatever_it_answered_before(variant: str, seed: int) -> None:
+    # Every position of one random game over one deck order, asked deepest first and then
+    # from the deal on: each answer reads what the earlier ones left in the shared memo, and
+    # must still be exactly a fresh search's.
+    table = dealt(variant, seed)
+    positions = random_game_positions(table, seed)
     fixed = search.FixedDeck(table.variant, table.deck_values)
     deck = table.deck_values
     for values, next_card in [*reversed(positions), *positions]:
@@ -600,14 +605,7 @@ def one_memo_over_every_root(variant: str, seed: int, lines: bool, deal_first: b
     from triples.model.deal import seeded
 
     table = seeded(parse_variant(variant), seed)
-    choose = random.Random(seed)
-    positions = []
-    while True:
-        positions.append((list(table.values), table.next_card))
-        moves = rules.legal_moves(table)
-        if not moves:
-            break
-        table.push(choose.choice(moves))
+    positions = random_game_positions(table, seed)
     deck = table.deck_values
     searcher = _Search(table.variant, deck, lines=lines, packed={})
     answers = []
