@@ -58,10 +58,13 @@ def runs_the_interpreter(filename: str) -> bool:
 
 
 def test_only_the_packages_own_files_count_as_the_interpreter(tmp_path: Path) -> None:
-    # A clone in a folder named triples (git's default) with its venv inside: the web stack's
-    # files have "/triples/" in their path, and are not the interpreter.
-    venv_file = tmp_path / "triples" / ".venv" / "lib" / "python3.11" / "site-packages" / "anyio" / "to_thread.py"
-    assert not runs_the_interpreter(str(venv_file))
+    # Judged by the package's own folder, never by a name in the path: a clone in a folder named
+    # triples (git's default) keeps its venv beside the package, and the web stack's files there
+    # are not the interpreter.
+    site = Path("lib") / "python3.11" / "site-packages" / "anyio" / "to_thread.py"
+    assert not runs_the_interpreter(str(tmp_path / "triples" / ".venv" / site))
+    assert not runs_the_interpreter(str(PACKAGE.parent / ".venv" / site))
+    assert not runs_the_interpreter(str(PACKAGE.parent / "triples.venv" / site))
     assert not runs_the_interpreter(str(SERVICE / "app.py"))
     assert runs_the_interpreter(str(PACKAGE / "engines" / "search" / "engine.py"))
 

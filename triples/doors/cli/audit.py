@@ -10,14 +10,12 @@ engine_match, in the table, jsonl or csv format.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-from datetime import date
 
 from triples.doors.kit.exits import EXIT_OK, BadInput
+from triples.doors.kit.options import day_of
 from triples.doors.kit.rows_file import FORMATS, Column, format_named
-from triples.doors.kit.variant_option import variant_of_option
-from triples.support.errors import TriplesError
+from triples.doors.kit.variant_option import variant_of
 
 DESCRIPTION = """\
 Audit every finished attempt of a day of the players' game: was it played by someone who could
@@ -53,25 +51,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", default="table", choices=FORMATS, help="row format (default table)")
 
 
-def day_of(text: str) -> str:
-    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
-        raise BadInput(f"--date {text}: expected a date YYYY-MM-DD")
-    try:
-        return date.fromisoformat(text).isoformat()
-    except ValueError:
-        raise BadInput(f"--date {text}: no such date") from None
-
-
 def main(args: argparse.Namespace) -> int:
     from triples.doors.cli.players_store import audited, opened_store
 
-    day = day_of(args.date)
-    variant = None
-    if args.variant is not None:
-        try:
-            variant = variant_of_option(args.variant).name
-        except TriplesError as exc:
-            raise BadInput(str(exc)) from None
+    day = day_of("--date", args.date).isoformat()
+    variant = None if args.variant is None else variant_of(args.variant).name
     with opened_store(args.db) as store:
         deals = [deal for deal in store.secret_deals_on(day) if variant is None or deal.variant == variant]
         if not deals:

@@ -16,9 +16,8 @@ import sys
 from typing import Any
 
 from triples.doors.kit.exits import EXIT_OK, BadInput
-from triples.doors.kit.rows_file import Column, format_named
-from triples.doors.kit.variant_option import variant_of_option
-from triples.support.errors import TriplesError
+from triples.doors.kit.rows_file import FORMATS, Column, format_named
+from triples.doors.kit.variant_option import variant_of
 
 DESCRIPTION = """\
 Calibrate the difficulty bands against real play: from every finished attempt of the players'
@@ -32,7 +31,6 @@ examples:
   triples calibrate --db game.db
   triples calibrate --db game.db --variant classic --format jsonl --plot reliability.png"""
 
-FORMATS = ("table", "jsonl", "csv")
 DEAL_COLUMNS = (
     Column("date", str, 10),
     Column("variant", str, 8),
@@ -79,12 +77,7 @@ def main(args: argparse.Namespace) -> int:
     from triples.doors.cli.players_store import deal_attempts, opened_store
     from triples.engines import calibration
 
-    variant = None
-    if args.variant is not None:
-        try:
-            variant = variant_of_option(args.variant).name
-        except TriplesError as exc:
-            raise BadInput(str(exc)) from None
+    variant = None if args.variant is None else variant_of(args.variant).name
     if args.plot is not None and not args.plot.lower().endswith((".png", ".svg")):
         raise BadInput(f"--plot {args.plot}: expected a .png or .svg file")
     with opened_store(args.db) as store:

@@ -14,8 +14,11 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 from dataclasses import dataclass
+from datetime import date
 
+from triples.doors.kit.exits import BadInput
 from triples.model.shuffle import MASK32
 
 MAX_SEED = MASK32  # 4294967295: seeds past it deal what seed - 2^32 deals
@@ -136,3 +139,13 @@ def scheduler(text: str) -> Scheduler:
     if not (count.isdigit() and count.isascii() and int(count) > 0):
         raise argparse.ArgumentTypeError(f"{text}: expected {LOCAL}:N with N a positive integer")
     return Scheduler(text, int(count))
+
+
+def day_of(option: str, text: str) -> date:
+    """The date ``text`` names, YYYY-MM-DD exactly; BadInput naming ``option`` otherwise."""
+    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
+        raise BadInput(f"{option} {text}: expected a date YYYY-MM-DD")
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise BadInput(f"{option} {text}: no such date") from None

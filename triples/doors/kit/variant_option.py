@@ -12,6 +12,7 @@ import argparse
 
 import orjson
 
+from triples.doors.kit.exits import BadInput
 from triples.model.variant import Variant
 from triples.model.variants import VARIANTS, parse_variant
 from triples.support.errors import TriplesError
@@ -57,3 +58,11 @@ def variant_option(text: str) -> Variant:
         return variant_of_option(text)
     except TriplesError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def variant_of(text: str) -> Variant:
+    """``--variant``'s rules for a command's main, or BadInput in one line."""
+    try:
+        return variant_of_option(text)
+    except TriplesError as exc:
+        raise BadInput(str(exc)) from None

@@ -24,7 +24,6 @@ import csv
 import io
 import itertools
 import math
-import re
 import sys
 from collections import Counter
 from collections.abc import Generator, Mapping
@@ -37,6 +36,7 @@ import orjson
 
 from triples.doors.kit import options
 from triples.doors.kit.exits import EXIT_OK, BadInput
+from triples.doors.kit.variant_option import variant_of
 from triples.doors.rating import runs, secret, store_backed
 from triples.doors.rating.executors import batches
 from triples.doors.rating.interrupts import Stop, StopSignals
@@ -131,21 +131,12 @@ class Plan:
 
 def parse_span(args: argparse.Namespace) -> list[date]:
     """The dates of ``--start`` and ``--days``."""
-    start = parse_date(args.start)
+    start = options.day_of("--start", args.start)
     days: int = args.days
     try:
         return [start + timedelta(days=offset) for offset in range(days)]
     except OverflowError:
         raise BadInput(f"--days {days}: the span ends past the year 9999") from None
-
-
-def parse_date(text: str) -> date:
-    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
-        raise BadInput(f"--start {text}: expected a date YYYY-MM-DD")
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise BadInput(f"--start {text}: no such date") from None
 
 
 def parse_pattern(text: str) -> tuple[str, ...]:
@@ -157,7 +148,7 @@ def parse_pattern(text: str) -> tuple[str, ...]:
 
 
 def parse_plan(args: argparse.Namespace) -> Plan:
-    variant = runs.variant_of(args.variant)
+    variant = variant_of(args.variant)
     dates = parse_span(args)
     if args.pattern is None:
         raise BadInput("the following arguments are required: --pattern (all but --list need it)")

@@ -22,7 +22,8 @@ from typing import Any
 import orjson
 
 from triples.doors.kit.exits import EXIT_OK, BadInput
-from triples.doors.rating import runs, store_backed
+from triples.doors.kit.variant_option import variant_of
+from triples.doors.rating import store_backed
 from triples.model.deal import deal
 from triples.model.variants import parse_variant
 from triples.store import Deal, SecretDeal, shown, store_exists
@@ -32,7 +33,7 @@ SECRET_COLUMNS = ("date", "variant", "deal", "band", "best", "fair", "p_random",
 
 
 def list_days(args: argparse.Namespace, dates: list[date]) -> int:
-    variant = runs.variant_of(args.variant)
+    variant = variant_of(args.variant)
     if args.db is None:
         raise BadInput("--list shows the calendar kept in a store: give --db FILE")
     if not store_backed.in_store(partial(store_exists, args.db)):

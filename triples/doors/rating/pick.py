@@ -24,6 +24,7 @@ from typing import IO
 from triples.doors.kit import options
 from triples.doors.kit.exits import EXIT_OK, BadInput
 from triples.doors.kit.rows_file import RowsFormat
+from triples.doors.kit.variant_option import variant_of
 from triples.doors.rating import plots, runs
 from triples.doors.rating.executors import Executor, batches
 from triples.doors.rating.interrupts import Stop, StopSignals
@@ -109,7 +110,7 @@ class Wanted:
 
 
 def parse_pick(args: argparse.Namespace) -> tuple[runs.Request, Wanted]:
-    variant = runs.variant_of(args.variant)
+    variant = variant_of(args.variant)
     check_band_possible(variant, args.band)
     seeds: options.SeedRange = args.seeds
     min_best = 0 if args.min_best is None else args.min_best

@@ -26,7 +26,7 @@ from triples.doors.kit import options
 from triples.doors.kit.exits import BadInput
 from triples.doors.kit.install import install_hint
 from triples.doors.kit.rows_file import FORMATS, RowsFile
-from triples.doors.kit.variant_option import variant_help, variant_of_option
+from triples.doors.kit.variant_option import variant_help, variant_of
 from triples.doors.rating import plots, store_backed
 from triples.doors.rating.executors import Executor, batch_size_for, pool_of
 from triples.doors.rating.interrupts import Stop, StopSignals
@@ -119,14 +119,6 @@ def add_rate_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", metavar="FILE", help=plots.PLOT_HELP)
     add_db_option(parser)
     add_scheduler_options(parser)
-
-
-def variant_of(text: str) -> Variant:
-    """``--variant``'s rules, or BadInput in one line."""
-    try:
-        return variant_of_option(text)
-    except TriplesError as exc:
-        raise BadInput(str(exc)) from None
 
 
 # ---------------------------------------------------------------- the request

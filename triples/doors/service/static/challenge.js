@@ -6,6 +6,48 @@
 // markup.
 "use strict";
 
+// The view's markup, the same on both pages (no player's text in it): written here once.
+document.getElementById("view-challenge").innerHTML = `
+<div class="toolbar">
+  <form id="ch-join" class="deal" autocomplete="off" hidden>
+    <label>Your name on the leaderboard
+      <input id="ch-name" name="name" maxlength="24" size="18" spellcheck="false" placeholder="letters, digits, - _ .">
+    </label>
+    <button type="submit" id="ch-join-button" class="primary">Play today's deal</button>
+  </form>
+  <p id="ch-who" class="daily-note" hidden></p>
+</div>
+<main class="layout">
+  <section class="felt" aria-label="today's table">
+    <div class="felt-head">
+      <p id="ch-goal" class="goal"></p>
+      <div class="stock" title="cards left in the stock: they stay on the server until drawn">
+        <span class="stock-pile" aria-hidden="true"></span>
+        <span><b id="ch-stock">–</b> in stock</span>
+      </div>
+    </div>
+    <div id="ch-table" class="table" role="group" aria-label="face-up cards"></div>
+    <div class="felt-foot">
+      <p id="ch-selection" class="selection" aria-live="polite"></p>
+      <p id="ch-message" class="message" role="alert" hidden></p>
+    </div>
+  </section>
+  <aside class="panel">
+    <dl class="scores">
+      <div><dt>cleared</dt> <dd id="ch-cleared">–</dd></div>
+      <div><dt>moves</dt> <dd id="ch-turn">–</dd></div>
+      <div><dt>over</dt> <dd id="ch-over">–</dd></div>
+    </dl>
+    <p id="ch-verdict" class="verdict"></p>
+    <section id="ch-board-box" class="history-box" hidden>
+      <h2>Leaderboard <small id="ch-board-note"></small></h2>
+      <ol id="ch-board" class="history board"></ol>
+    </section>
+    <p class="muted small">Everyone plays the same deal today, once. The stock stays on the server until a card is drawn, so there is no undo and no hint: each move is final. The leaderboard ranks cards cleared, then time from the first look to the last move.</p>
+  </aside>
+</main>
+`;
+
 const PLAYER_KEY = "triples.player"; // {player, name, token}
 const challenge = { player: null, state: null, rules: null, selected: [], board: null };
 
