@@ -344,16 +344,21 @@ def test_every_command_exits_141_quietly_when_stdout_is_closed(tmp_path: Path, a
     env = {name: value for name, value in ENV.items() if name != "PYTHONUNBUFFERED"}
     if not buffered:
         env["PYTHONUNBUFFERED"] = "1"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "triples", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=tmp_path,
-        env=env,
-    )
-    assert process.stdout and process.stderr
-    process.stdout.close()  # gone before the first answer is written
+    # The reader is gone before the command starts, so even its first write meets a closed pipe
+    # (closing our end after the start would race a command that writes and exits at once).
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "triples", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            cwd=tmp_path,
+            env=env,
+        )
+    finally:
+        os.close(writer)
     _, stderr = process.communicate(timeout=TIMEOUT)
     assert (process.returncode, stderr) == (cli.EXIT_BROKEN_PIPE, b"")
 
