@@ -7,12 +7,13 @@ positions, so every number here is the same on every run."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 
 from triples import run
-from triples.engines import audit, fair, search, strategies
+from triples.engines import audit, fair, luck, search, strategies
 from triples.model import rules
 from triples.model.deal import seeded
 from triples.model.table import Table
@@ -48,6 +49,20 @@ def test_a_high_game_is_blind() -> None:
     # high's game takes one move the fair player would not have, and it was the right one on
     # this stock, but the game lost six cards to the stock later: no sign of sight.
     assert outputs[-1] == {"moves": 10, "sighted": 1, "p": 1.0, "verdict": "blind", "engine_match": 2 / 3}
+
+
+def test_where_the_fair_player_reaches_the_best_nothing_is_suspect() -> None:
+    # quads seed 8: high's game clears the deal's best, 40, and one of its moves beat the fair
+    # player's on this stock; but the fair player clears 40 here too, so sight gains nothing.
+    quads = parse_variant("quads")
+    table = seeded(quads, 8)
+    strategies.play_out(table, strategies.strategy_named("high"))
+    found = audit.audit_table(table)
+    assert (found.kept_best, found.fair_cleared, found.cleared, found.sighted) == (True, 40, 40, 1)
+    assert found.as_json() == {"moves": 10, "sighted": 1, "p": 1.0, "verdict": "blind", "engine_match": 1 / 6}
+    # Told what the fair player clears, the audit draws nothing: its deviation keeps no pool.
+    told = audit.audit_line(quads, seeded(quads, 8).deck, table.history(), fair_cleared=40)
+    assert told.as_json() == found.as_json() and all(d.orders == 0 and d.luck == () for d in told.decisions)
 
 
 def test_undone_moves_do_not_count() -> None:
@@ -105,12 +120,50 @@ def test_the_decisions_of_a_best_line() -> None:
     for move in search.solve(Table(table.variant, table.deck))[1]:
         table.push(move)
     found = audit.audit_table(table)
-    assert found.kept_best and found.threshold == audit.THRESHOLDS["sum15"]
+    assert found.kept_best and found.fair_cleared == 30 and found.threshold == audit.THRESHOLDS["sum15"]
     deviations = [(d.turn, d.played, d.fair, d.margin) for d in found.decisions if not d.matched]
     assert deviations == SEED51_DEVIATIONS
     # The later sightings are of the stock the first one already showed: they add little.
     first, *later = [d for d in found.decisions if d.sighted]
     assert first.surprise > 3 and all(d.surprise < first.surprise / 2 for d in later)
+
+
+def test_a_deviation_that_was_not_sighted_counts_the_luck_it_could_have_had() -> None:
+    # quads seed 624: the fair player clears 24, the best line 40. The line leaves the fair
+    # player's choice five times: at turn 1 it clears 16 cards more on this stock (2 orders of
+    # the unseen cards in 401 do as well), at the other four no more; but at turns 3 and 4 a
+    # blind player could have been lucky too, so the game's p is more than 2/401.
+    quads = parse_variant("quads")
+    line = best_line("quads", 624)
+    assert fair.play_fair(seeded(quads, 624)) == 24
+    assert played("quads", 624, line, ["audit", "g"])[-1] == {
+        "moves": 10,
+        "sighted": 1,
+        "p": 0.010747954275851655,
+        "verdict": "suspect",
+        "engine_match": 1 / 6,
+    }
+    found = audit.audit_line(quads, seeded(quads, 624).deck, line)
+    deviations = [d for d in found.decisions if not d.matched]
+    assert [(d.turn, d.margin, d.orders) for d in deviations] == [
+        (1, 16, 400),
+        (3, 0, 400),
+        (4, 0, 400),
+        (7, 0, 400),
+        (8, 0, 400),
+    ]
+    sighted = deviations[0]
+    assert sighted.surprise == math.log(401 / 2)
+    # Per positive margin, largest first, how many of the 401 orders (the actual one among them) had it.
+    assert [[round(share * 401) for _, share in d.luck] for d in deviations] == [
+        [1, 1, 1, 3, 2],
+        [4, 3, 5, 13, 21],
+        [1, 5],
+        [],
+        [],
+    ]
+    assert found.p == luck.blind_chance([d.luck for d in deviations], sighted.surprise)
+    assert luck.blind_chance([sighted.luck], sighted.surprise) == pytest.approx(2 / 401)
 
 
 def test_a_record_that_is_not_a_game_of_the_deal() -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from tests.players_server import day, played_day
 from triples.doors import cli
+from triples.engines import audit
 from triples.store import open_store
 
 SIGHTED = (42, 14, 2, 0.0297029702970297, "suspect", 0.6)  # cleared, moves, sighted, p, verdict, engine_match
@@ -68,13 +69,11 @@ def test_jsonl_and_csv_rows(store: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_an_audit_is_kept_and_read_back(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from triples import __version__
-
     audited(capsys, "--db", str(store), "--date", day(-1))
     with open_store(str(store)) as opened:
         kept = opened.audits_of("pastclass1")
     found = [(r.moves, r.sighted, r.p, r.verdict, r.engine_match, r.version) for r in kept.values()]
-    assert sorted(found) == sorted((*values[1:], __version__) for values in (SIGHTED, BLIND))
+    assert sorted(found) == sorted((*values[1:], audit.METHOD) for values in (SIGHTED, BLIND))
     # What is kept is what is shown: a kept audit is not worked out again.
     with sqlite3.connect(store) as connection:
         connection.execute("UPDATE audits SET p = 0.5, verdict = 'blind' WHERE verdict = 'suspect'")
@@ -84,6 +83,17 @@ def test_an_audit_is_kept_and_read_back(store: Path, capsys: pytest.CaptureFixtu
         f"{day(-1)}  classic          Sighted      42    14       2   0.5000   blind         0.60",
         "2 finished attempts audited: 0 suspect\n",
     )
+    # A kept audit of another method is worked out again, and replaces it.
+    with sqlite3.connect(store) as connection:
+        connection.execute("UPDATE audits SET version = 'older' WHERE verdict = 'blind' AND sighted = 2")
+    status, out, err = audited(capsys, "--db", str(store), "--date", day(-1))
+    assert (status, out.splitlines()[1], err) == (
+        0,
+        f"{day(-1)}  classic          Sighted      42    14       2   0.0297 suspect         0.60",
+        "2 finished attempts audited: 1 suspect\n",
+    )
+    with open_store(str(store)) as opened:
+        assert {r.version for r in opened.audits_of("pastclass1").values()} == {audit.METHOD}
 
 
 def test_progress_on_a_terminal(

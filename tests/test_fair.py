@@ -10,6 +10,7 @@ import pytest
 from triples import run
 from triples.engines import fair, search, strategies
 from triples.model import rules
+from triples.model.deal import seeded
 from triples.model.shuffle import shuffled
 from triples.model.table import Table
 from triples.model.variant import Variant
@@ -415,3 +416,21 @@ def test_the_fair_player_stops_at_the_deadline() -> None:
             fair.forget()
             fair.choose(table, samples=200)
     # How promptly it stops is measured, as a ratio to the limit, by benchmarks/deadline.py.
+
+
+def test_whether_the_candidates_differ_in_worth() -> None:
+    table = seeded(parse_variant("sum15"), 51)
+    counts, unseen = fair.seen_counts(table)
+    candidates = fair.playable(table.variant, counts)
+    assert len(candidates) >= 2
+    pair = candidates[:2]
+    # Scored the same (within the exact player's tie, or half a card of sampled totals): no.
+    assert not fair.differ(table, counts, unseen, pair, fair.Choice(pair[0], True, (5.0, 5.0 - fair.TIE / 2)))
+    assert not fair.differ(table, counts, unseen, pair, fair.Choice(pair[0], False, (150.0, 149.6)))
+    assert fair.differ(table, counts, unseen, pair, fair.Choice(pair[0], True, (5.0, 4.9)))
+    assert fair.differ(table, counts, unseen, pair, fair.Choice(pair[0], False, (150.0, 149.0)))
+    # The fair player's own judgement of the position, a candidate left unscored finished as needed.
+    assert fair.differ(table, counts, unseen, candidates, fair.choose(table)) == any(
+        s < max(fair.sampled_scores(table.variant, counts, unseen, 0, candidates, fair.DEFAULT_SAMPLES)) - 0.5
+        for s in fair.sampled_scores(table.variant, counts, unseen, 0, candidates, fair.DEFAULT_SAMPLES)
+    )

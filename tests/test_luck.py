@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from triples.engines.luck import blind_chance, gamma_tail, luck_of
+from triples.engines.luck import blind_chance, luck_of
 
 
 def test_a_pool_as_surprises() -> None:
@@ -20,33 +20,30 @@ def test_a_pool_as_surprises() -> None:
     assert luck_of([0, 0], 0) == ((), 0.0)
 
 
-def test_gamma_tails() -> None:
-    assert gamma_tail(0, 0.5) == 0.0 and gamma_tail(0, 0.0) == 1.0 and gamma_tail(3, -1.0) == 1.0
-    assert gamma_tail(1, 2.0) == math.exp(-2.0)
-    assert gamma_tail(3, 2.0) == pytest.approx(math.exp(-2.0) * (1 + 2.0 + 2.0), rel=1e-12)
-
-
 def test_nothing_surprising_is_certain_and_an_infinite_surprise_impossible() -> None:
-    assert blind_chance([], [], 0.0) == 1.0
-    assert blind_chance([((math.log(5), 0.2),)], [0.5], 0.0) == 1.0
-    assert blind_chance([((math.log(5), 0.2),)], [], math.inf) == 0.0
+    assert blind_chance([], 0.0) == 1.0
+    assert blind_chance([((math.log(5), 0.2),)], 0.0) == 1.0
+    assert blind_chance([((math.log(5), 0.2),)], math.inf) == 0.0
+    assert blind_chance([], 0.5) == 0.0
 
 
 def test_one_pool_is_its_own_tail() -> None:
     luck, surprise = luck_of([0, 3, 6, 3, 0], 6)
-    assert blind_chance([luck], [], surprise) == pytest.approx(0.2)
+    assert blind_chance([luck], surprise) == pytest.approx(0.2)
     luck, surprise = luck_of([0, 3, 6, 3, 0], 3)
-    assert blind_chance([luck], [], surprise) == pytest.approx(0.6)
+    assert blind_chance([luck], surprise) == pytest.approx(0.6)
 
 
-def test_a_chance_holds_at_most_an_exponential_tail() -> None:
-    # With chance 0.1 a deviation adds ln 10 plus an exponential: P(total >= ln 100) = 0.01,
-    # up to the rounding of the shift up and of the goal down, in steps of 0.01.
-    shift, goal = math.ceil(math.log(10) / 0.01), math.floor(math.log(100) / 0.01)
-    assert blind_chance([], [0.1], math.log(100)) == pytest.approx(0.1 * math.exp(-(goal - shift) * 0.01), rel=1e-12)
-    assert 0.01 < blind_chance([], [0.1], math.log(100)) < 0.0102
-    # Below its own shift a chance is worth itself.
-    assert blind_chance([], [0.1], 1.0) == pytest.approx(0.1)
+def test_a_deviation_that_was_not_sighted_adds_the_luck_its_pool_held() -> None:
+    # The game's surprise is ln 5, the top fifth of the first pool; the second deviation's
+    # margin was 0, but a blind player could have had ln 4 or ln 2 there.
+    first, surprise = luck_of([0, 3, 6, 3, 0], 6)
+    second, none = luck_of([0, 0, 2, 4], 0)
+    assert none == 0.0 and second == ((math.log(4), 0.25), (math.log(2), 0.25))
+    # Totals reaching ln 5: the first's ln 5 (0.2) whatever the second; the first's ln(5/3)
+    # (0.4) with the second's ln 4 (0.25). ln(5/3) + ln 2 and ln 4 alone fall short.
+    assert blind_chance([first, second], surprise) == pytest.approx(0.2 + 0.4 * 0.25)
+    assert blind_chance([first], surprise) == pytest.approx(0.2)
 
 
 def brute_force(pools: list[list[int]], margins: list[int]) -> float:
@@ -76,6 +73,6 @@ def test_pools_add_up_as_a_count_of_every_outcome_says(pools: list[list[int]], m
     lucks = [luck_of(pool, 0)[0] for pool in pools]
     surprise = sum(luck_of(pool, m)[1] for pool, m in zip(pools, margins, strict=True))
     exact = brute_force(pools, margins)
-    found = blind_chance(lucks, [], surprise)
+    found = blind_chance(lucks, surprise)
     # Rounding in steps of 0.01 only ever raises the answer, and by little here.
     assert exact - 1e-12 <= found <= exact + 0.05

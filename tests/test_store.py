@@ -517,3 +517,13 @@ def test_the_leaderboard_orders_cleared_then_seconds_then_finish(store_db: str) 
             ("c", True), ("d", None), ("b", None), ("a", False)
         ]  # fmt: skip
         assert store.audits_of(SECRET.deal)[finished["c"].attempt.id].verdict == "suspect"
+        # An audit of another method replaces the kept one.
+        store.keep_audits([AuditRecord(finished["c"].attempt.id, 3, 1, 0.5, "blind", 0.5, "2")])
+        assert store.audits_of(SECRET.deal)[finished["c"].attempt.id] == AuditRecord(
+            finished["c"].attempt.id, 3, 1, 0.5, "blind", 0.5, "2"
+        )
+        assert store.audits_of(SECRET.deal)[finished["a"].attempt.id].version == "0.1.0"
+        # A board asked for one method's audits leaves the others' entries unaudited.
+        assert [(entry.name, entry.suspect) for entry in store.leaderboard(SECRET.deal, 100, "2").entries] == [
+            ("c", False), ("d", None), ("b", None), ("a", None)
+        ]  # fmt: skip

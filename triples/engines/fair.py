@@ -318,3 +318,44 @@ def play_fair(table: Table) -> int:
     while (move := fair(table)) is not None:
         table.push(move)
     return table.cleared
+
+
+def differ(table: Table, counts: list[int], unseen: list[int], candidates: list[Combo], choice: Choice) -> bool:
+    """Whether some of the position's candidates is worth less than the best, as ``choice``
+    judged them: exact expected values, or totals over its sampled orders (a candidate it left
+    unscored is finished over them only as far as the comparison needs). The scored ones are
+    compared first, for free."""
+    scores: list[float | None] = list(choice.scores)
+    if choice.exact and (len(scores) < len(candidates) or None in scores):
+        player = exact_player(table.variant)
+        scores = [value for _, value in player.move_values(counts, unseen)]
+    best = max(s for s in scores if s is not None)
+    tie = TIE if choice.exact else 0.5  # sampled totals are whole cards
+
+    def below(i: int) -> bool:
+        score = scores[i]
+        if score is not None:
+            return score < best - tie
+        return _sampled_below(table, counts, unseen, candidates[i], best)
+
+    return any(below(i) for i in sorted(range(len(candidates)), key=lambda i: scores[i] is None))
+
+
+def _sampled_below(table: Table, counts: list[int], unseen: list[int], combo: Combo, best: float) -> bool:
+    """Whether ``combo``'s total over the sampled orders falls short of ``best``: known as soon
+    as what is left of the orders cannot make up the gap."""
+    variant = table.variant
+    k = variant.per_move
+    orders = sample_orders(variant, counts, unseen, table.cleared, DEFAULT_SAMPLES)
+    left = [v for v in table.values if v]
+    for v in combo:
+        left.remove(v)
+    total = 0
+    for done, order in enumerate(orders):
+        deck = search.FixedDeck(variant, order)
+        refill = order[:k]
+        cap = k + deck.upper_bound([*left, *refill], len(refill))
+        if total + (len(orders) - done) * cap < best:
+            return True
+        total += k + deck.best_gain([*left, *refill], len(refill))
+    return total < best

@@ -6,11 +6,8 @@ Pure functions over numbers; ``triples.engines.audit`` draws the margins.
   distribution of **surprises**: a positive margin's surprise is ``-ln`` of the share of the
   pool at least as large; no positive margin is worth 0.
 - ``blind_chance``: the probability that a blind player's total surprise reaches the game's.
-  Each deviation adds its own, independently: a deviation with a pool adds a surprise drawn
-  from it (where the actual order falls in a pool of exchangeable orders is uniform); one known
-  only by its chance ``q`` of a positive margin adds nothing with probability ``1 - q`` and
-  else ``-ln q`` plus an exponential of mean 1, the most a chance ``q`` can hold (a margin's
-  tail is at most ``q``, and it is at most ``x`` with probability at most ``x``).
+  Each deviation adds a surprise drawn from its own pool, independently: where the actual
+  order falls in a pool of exchangeable orders is uniform.
 """
 
 from __future__ import annotations
@@ -41,54 +38,23 @@ def luck_of(pool: Sequence[int], margin: int) -> tuple[Luck, float]:
     return tuple(luck), surprise
 
 
-def blind_chance(lucks: Sequence[Luck], chances: Sequence[float], surprise: float, step: float = STEP) -> float:
-    """The probability that a blind player's total surprise reaches ``surprise``: one term per
-    deviation of ``lucks`` (drawn from its pool) and of ``chances`` (at most ``-ln q`` plus an
-    exponential, with chance ``q``). A table over (exponentials added, total of the rest in
-    steps), the rest rounded up; totals at or past the goal with no exponential are one entry."""
+def blind_chance(lucks: Sequence[Luck], surprise: float, step: float = STEP) -> float:
+    """The probability that a blind player's total surprise reaches ``surprise``, one surprise
+    drawn from each pool's luck, independently: a table over totals in steps, each surprise
+    rounded up and totals at or past the goal kept as one entry."""
     if math.isinf(surprise):
         return 0.0
     goal = math.floor(surprise / step + 1e-9)
     if goal <= 0:
         return 1.0
-    table: dict[tuple[int, int], float] = {(0, 0): 1.0}
-
-    def add(grown: dict[tuple[int, int], float], key: tuple[int, int], weight: float) -> None:
-        exponentials, total = key
-        key = (exponentials, min(total, goal))
-        grown[key] = grown.get(key, 0.0) + weight
-
+    table: dict[int, float] = {0: 1.0}
     for luck in lucks:
-        grown: dict[tuple[int, int], float] = {}
+        grown: dict[int, float] = {}
         none = max(0.0, 1.0 - sum(share for _, share in luck))
-        for (exponentials, total), weight in table.items():
-            add(grown, (exponentials, total), weight * none)
+        for total, weight in table.items():
+            grown[total] = grown.get(total, 0.0) + weight * none
             for value, share in luck:
-                add(grown, (exponentials, total + math.ceil(value / step - 1e-9)), weight * share)
+                key = min(goal, total + math.ceil(value / step - 1e-9))
+                grown[key] = grown.get(key, 0.0) + weight * share
         table = grown
-    for q in chances:
-        if q <= 0:
-            continue
-        shift = math.ceil(-math.log(min(q, 1.0)) / step - 1e-9)
-        grown = {}
-        for (exponentials, total), weight in table.items():
-            add(grown, (exponentials, total), weight * (1 - q))
-            add(grown, (exponentials + 1, total + shift), weight * q)
-        table = grown
-    chance = sum(
-        weight * gamma_tail(exponentials, (goal - total) * step) for (exponentials, total), weight in table.items()
-    )
-    return min(1.0, chance)
-
-
-def gamma_tail(shape: int, x: float) -> float:
-    """P(a sum of ``shape`` exponentials of mean 1 is at least ``x``); shape 0 is the constant 0."""
-    if x <= 0:
-        return 1.0
-    if shape == 0:
-        return 0.0
-    term = total = 1.0
-    for i in range(1, shape):
-        term *= x / i
-        total += term
-    return min(1.0, math.exp(-x) * total)
+    return min(1.0, table.get(goal, 0.0))

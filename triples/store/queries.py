@@ -344,20 +344,25 @@ class Store:
             return {record[0]: AuditRecord(*record) for record in self.connection.execute(query, (deal,)).fetchall()}
 
     def keep_audits(self, audits: Iterable[AuditRecord]) -> None:
-        """Keep audits of finished attempts; an attempt audited already keeps its first audit."""
+        """Keep audits of finished attempts. An attempt audited already keeps its first audit,
+        unless the new one is of another method (version): then it replaces it."""
         records = [(a.attempt, a.moves, a.sighted, a.p, a.verdict, a.engine_match, a.version) for a in audits]
         if records:
             with self.transaction() as db:
                 db.executemany(
                     "INSERT INTO audits (attempt, moves, sighted, p, verdict, engine_match, version)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (attempt) DO UPDATE SET moves = excluded.moves,"
+                    " sighted = excluded.sighted, p = excluded.p, verdict = excluded.verdict,"
+                    " engine_match = excluded.engine_match, version = excluded.version"
+                    " WHERE audits.version <> excluded.version",
                     records,
                 )
 
-    def leaderboard(self, deal: str, limit: int) -> Leaderboard:
+    def leaderboard(self, deal: str, limit: int, method: str | None = None) -> Leaderboard:
         """How many started and finished ``deal``, and the first ``limit`` finished attempts: most
         cards cleared, then fewest milliseconds from the start to the last move, then earliest
-        finish."""
+        finish. With ``method``, only audits of that method give an entry its verdict."""
+        audited = " AND audits.version = ?" if method is not None else ""
         with self.failures():
             started, finished = self.connection.execute(
                 "SELECT count(*), count(finished) FROM attempts WHERE deal = ?", (deal,)
@@ -367,11 +372,11 @@ class Store:
                 for record in self.connection.execute(
                     "SELECT players.name, attempts.cleared, attempts.turn, attempts.last_move - attempts.started,"
                     " attempts.finished, audits.verdict FROM attempts JOIN players ON players.id = attempts.player"
-                    " LEFT JOIN audits ON audits.attempt = attempts.id"
+                    f" LEFT JOIN audits ON audits.attempt = attempts.id{audited}"
                     " WHERE attempts.deal = ? AND attempts.finished IS NOT NULL"
                     " ORDER BY attempts.cleared DESC, attempts.last_move - attempts.started, attempts.finished,"
                     " attempts.id LIMIT ?",
-                    (deal, limit),
+                    (*([method] if method is not None else []), deal, limit),
                 ).fetchall()
             ]
         return Leaderboard(int(started), int(finished), entries)

@@ -134,7 +134,7 @@ class AuditRecord:
     p: float
     verdict: str  # "blind" or "suspect"
     engine_match: float | None
-    version: str  # of triples that audited it
+    version: str  # the audit's method (``triples.engines.audit.METHOD``)
 
 
 @dataclass(frozen=True)
