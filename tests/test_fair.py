@@ -429,8 +429,10 @@ def test_whether_the_candidates_differ_in_worth() -> None:
     assert not fair.differ(table, counts, unseen, pair, fair.Choice(pair[0], False, (150.0, 149.6)))
     assert fair.differ(table, counts, unseen, pair, fair.Choice(pair[0], True, (5.0, 4.9)))
     assert fair.differ(table, counts, unseen, pair, fair.Choice(pair[0], False, (150.0, 149.0)))
-    # The fair player's own judgement of the position, a candidate left unscored finished as needed.
-    assert fair.differ(table, counts, unseen, candidates, fair.choose(table)) == any(
-        s < max(fair.sampled_scores(table.variant, counts, unseen, 0, candidates, fair.DEFAULT_SAMPLES)) - 0.5
-        for s in fair.sampled_scores(table.variant, counts, unseen, 0, candidates, fair.DEFAULT_SAMPLES)
-    )
+    # The fair player's own judgement of the position: it stopped scoring three candidates, which
+    # are finished over its orders as far as the comparison needs; their totals do differ.
+    choice = fair.choose(table)
+    assert choice.scores[1:] == (None, None, None)
+    totals = fair.sampled_scores(table.variant, counts, unseen, 0, candidates, fair.DEFAULT_SAMPLES)
+    assert min(totals) < max(totals) - 0.5
+    assert fair.differ(table, counts, unseen, candidates, choice)

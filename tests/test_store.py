@@ -494,7 +494,7 @@ def test_the_leaderboard_orders_cleared_then_seconds_then_finish(store_db: str) 
                 over = finished and turn == moves - 1
                 at = last if turn == moves - 1 else start + 1
                 assert store.play_move(attempt.id, turn, [0, 1, 2], 3 * (turn + 1), over, at)
-        board = store.leaderboard(SECRET.deal, 100)
+        board = store.leaderboard(SECRET.deal, 100, "0.1.0")
         assert (board.started, board.finished) == (5, 4)
         # b, c and d clear 9: c and d took 80, b 80 too but finished last; a cleared 6
         assert board.entries == [
@@ -503,8 +503,8 @@ def test_the_leaderboard_orders_cleared_then_seconds_then_finish(store_db: str) 
             Standing("b", 9, 3, 80, 90),
             Standing("a", 6, 2, 50, 50),
         ]
-        assert store.leaderboard(SECRET.deal, 2).entries == board.entries[:2]
-        assert store.leaderboard("other", 100).entries == []
+        assert store.leaderboard(SECRET.deal, 2, "0.1.0").entries == board.entries[:2]
+        assert store.leaderboard("other", 100, "0.1.0").entries == []
         # Audited attempts carry their verdict on the board; the first audit of one is kept.
         finished = {entry.name: entry for entry in store.finished_attempts(SECRET.deal)}
         assert sorted(finished) == ["a", "b", "c", "d"] and finished["a"].moves == ((0, 1, 2), (0, 1, 2))
@@ -513,7 +513,7 @@ def test_the_leaderboard_orders_cleared_then_seconds_then_finish(store_db: str) 
             AuditRecord(finished["a"].attempt.id, 2, 0, 1.0, "blind", None, "0.1.0"),
         ])  # fmt: skip
         store.keep_audits([AuditRecord(finished["c"].attempt.id, 3, 0, 1.0, "blind", None, "0.1.0")])
-        assert [(entry.name, entry.suspect) for entry in store.leaderboard(SECRET.deal, 100).entries] == [
+        assert [(entry.name, entry.suspect) for entry in store.leaderboard(SECRET.deal, 100, "0.1.0").entries] == [
             ("c", True), ("d", None), ("b", None), ("a", False)
         ]  # fmt: skip
         assert store.audits_of(SECRET.deal)[finished["c"].attempt.id].verdict == "suspect"

@@ -53,13 +53,13 @@ from triples.model.variants import VARIANTS
 
 Verdict = Literal["blind", "suspect"]
 
-# A game whose ``p`` is below its variant's threshold is ``suspect``: each is about the largest
-# that kept every blind population of ``benchmarks/audit.py`` under 1% on seeds 1-1000 and
-# 100001-101000, measured again on seeds 200001-201000 (docs/audit.md); rule sets of one's own
-# get ``SUSPECT_BELOW``.
 # The audit's method: changed whenever a game's p or verdict could change, so that an audit
 # kept in a store under another method is worked out again (``doors.kit.audits``).
 METHOD = "2"
+# A game whose ``p`` is below its variant's threshold is ``suspect``: each is the largest of
+# ``benchmarks/audit.py``'s candidates that kept every blind population at or under 1% on seeds
+# 1-1000, 100001-101000 and 200001-201000, measured again on seeds 300001-301000
+# (docs/audit.md); rule sets of one's own get ``SUSPECT_BELOW``.
 THRESHOLDS: dict[str, float] = {"classic": 0.08, "sum15": 0.08, "quads": 0.04}
 SUSPECT_BELOW = 0.01
 # Orders are drawn until p is below the threshold over this, or surely not below the threshold
@@ -108,11 +108,6 @@ class Decision:
     @property
     def sighted(self) -> bool:
         return self.margin > 0
-
-    @property
-    def chance(self) -> float:
-        """Drawn deviations: the share of the pool with a positive margin."""
-        return sum(share for _, share in self.luck)
 
 
 @dataclass(frozen=True)
@@ -316,21 +311,17 @@ class Draws:
         return len(self.margins) >= self.limit or self.tried >= self.most_tried
 
     def settled(self, sure: bool) -> Decision:
-        """The decision with its chances: never optimistic when ``sure`` (the actual order joins
-        the pool; a deviation that was not sighted counts it as a hit), else as low as they may
-        turn out (the actual order and its hit left out: only to tell whether drawing on can
-        still change the verdict)."""
+        """The decision with its pool's luck and its surprise: never optimistic when ``sure``
+        (the actual order joins the pool), else as low as they may turn out (a sighted
+        deviation's surprise from the draws alone, another's luck without the actual order:
+        only to tell whether drawing on can still change the verdict)."""
         d, margins = self.decision, self.margins
-        if d.sighted:
-            luck, surprise = luck_of([*margins, d.margin], d.margin)
-            surprise = abs(surprise)  # -ln 1 is -0.0
-            if not sure:
-                # No draw as lucky yet: the tail may be as small as any.
-                reached = sum(m >= d.margin for m in margins)
-                surprise = -math.log(reached / len(margins)) if reached else math.inf
-            return replace(d, surprise=surprise, luck=luck, orders=len(margins))
-        luck, _ = luck_of([*margins, d.margin] if sure else margins, d.margin)
-        return replace(d, luck=luck, orders=len(margins))
+        luck, surprise = luck_of([*margins, d.margin] if sure or d.sighted else margins, d.margin)
+        if d.sighted and not sure:
+            # No draw as lucky yet: the tail may be as small as any.
+            reached = sum(m >= d.margin for m in margins)
+            surprise = -math.log(reached / len(margins)) if reached else math.inf
+        return replace(d, surprise=abs(surprise), luck=luck, orders=len(margins))  # -ln 1 is -0.0
 
 
 # An earlier sighted deviation an order must agree with: its position, itself, and the stock

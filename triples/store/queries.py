@@ -358,11 +358,11 @@ class Store:
                     records,
                 )
 
-    def leaderboard(self, deal: str, limit: int, method: str | None = None) -> Leaderboard:
+    def leaderboard(self, deal: str, limit: int, method: str) -> Leaderboard:
         """How many started and finished ``deal``, and the first ``limit`` finished attempts: most
         cards cleared, then fewest milliseconds from the start to the last move, then earliest
-        finish. With ``method``, only audits of that method give an entry its verdict."""
-        audited = " AND audits.version = ?" if method is not None else ""
+        finish. Only an audit of ``method`` gives an entry its verdict (one kept under another
+        is as good as none: it is worked out again)."""
         with self.failures():
             started, finished = self.connection.execute(
                 "SELECT count(*), count(finished) FROM attempts WHERE deal = ?", (deal,)
@@ -372,11 +372,11 @@ class Store:
                 for record in self.connection.execute(
                     "SELECT players.name, attempts.cleared, attempts.turn, attempts.last_move - attempts.started,"
                     " attempts.finished, audits.verdict FROM attempts JOIN players ON players.id = attempts.player"
-                    f" LEFT JOIN audits ON audits.attempt = attempts.id{audited}"
+                    " LEFT JOIN audits ON audits.attempt = attempts.id AND audits.version = ?"
                     " WHERE attempts.deal = ? AND attempts.finished IS NOT NULL"
                     " ORDER BY attempts.cleared DESC, attempts.last_move - attempts.started, attempts.finished,"
                     " attempts.id LIMIT ?",
-                    (*([method] if method is not None else []), deal, limit),
+                    (method, deal, limit),
                 ).fetchall()
             ]
         return Leaderboard(int(started), int(finished), entries)
