@@ -3,11 +3,13 @@
     nice python benchmarks/audit.py                        # 1000 games per population and variant
     nice python benchmarks/audit.py --games 100 --variant sum15 --jobs 2
     nice python benchmarks/audit.py --plots                # also draws docs/audit-*.png
+    nice python benchmarks/audit.py --deals 0 --random-reaches 1   # every hard deal judged
 
-Part 1, the audit. Per variant, on seeds from --first (300001: the thresholds were chosen on
-seeds 1-1000, 100001-101000 and 200001-201000): each blind population of
+Part 1, the audit. Per variant, on seeds from --first (400001: the thresholds were chosen on
+other seeds, ``triples.engines.audit`` says which): each blind population of
 ``triples.engines.populations`` plays --games games, each audited. Printed: the share called
-suspect (the false-positive rate), and the share had each other threshold been the one; the
+suspect (the false-positive rate), and the share had each other threshold been the one (with
+the variant's cap on a random player's chance, or --random-reaches for every variant); the
 same on the deals where the fair player falls short of best; the engine_match distribution;
 the audit's cost per game in ms, and in fair-player games (the fair player's own games on the
 same seeds, timed in a process of their own); the share of games with no sighted move (no move
@@ -50,7 +52,7 @@ from triples.model.table import Table
 from triples.model.variants import parse_variant
 
 VARIANTS = ("classic", "sum15", "quads")
-CANDIDATES = (0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.07, 0.08, 0.1, 0.15, 0.2)  # thresholds the rates are also shown at
+CANDIDATES = (0.005, 0.01, 0.02, 0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3)  # thresholds the rates are also shown at
 FALSE_POSITIVES_ALLOWED = 0.01
 DETECTION_REQUIRED = 0.5
 FAIR_GAMES_ALLOWED = 5.0
@@ -115,6 +117,13 @@ def audited(variant: str, population: str, seeds: Sequence[int], precise: tuple[
     return out
 
 
+def set_random_reaches(cap: float | None) -> None:
+    """Every variant's cap on a random player's chance (``audit.RANDOM_REACHES``) set to ``cap``;
+    nothing changed for None. Run in each worker process as it starts."""
+    if cap is not None:
+        audit.RANDOM_REACHES.update(dict.fromkeys(VARIANTS, cap))
+
+
 def share(games: Sequence[Game], below: float | None = None) -> float:
     if not games:
         return 0.0
@@ -143,8 +152,10 @@ def part_audit(args: argparse.Namespace, pool: ProcessPoolExecutor) -> tuple[lis
         short, fair_ms, hard = facts[variant].result()
         cheat = pool.submit(audited, variant, "solve", short, precise)
         below = audit.threshold(parse_variant(variant))
+        cap = audit.random_reaches(parse_variant(variant))
         print(
-            f"\n{variant}: threshold p < {below}; fair player {fair_ms:.1f} ms per game (seeds {args.first}-"
+            f"\n{variant}: threshold p < {below}, judged where p_random < {cap}; fair player {fair_ms:.1f} ms per "
+            f"game (seeds {args.first}-"
             f"{args.first + args.games - 1}, {sum(hard[s] for s in range(args.first, args.first + args.games))} "
             f"where it falls short of best)"
         )
@@ -294,12 +305,19 @@ def draw_detection(path: Path, rates: dict[str, dict[str, float]]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=1000, help="games per population and variant (default 1000)")
-    parser.add_argument("--first", type=int, default=300_001, help="first seed (default 300001)")
+    parser.add_argument("--first", type=int, default=400_001, help="first seed (default 400001)")
     parser.add_argument("--variant", action="append", choices=VARIANTS, help="only this variant (repeatable)")
     parser.add_argument("--population", action="append", choices=list(populations.POPULATIONS), help="only these")
     parser.add_argument("--deals", type=int, default=100, help="calibration deals per variant (default 100)")
     parser.add_argument("--attempts", type=int, default=30, help="attempts per deal and population (default 30)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument(
+        "--random-reaches",
+        type=float,
+        metavar="CAP",
+        help="judge the hard deals where a random player reaches the best less often than CAP, on "
+        "every variant, instead of each variant's own cap (to see what another cap would do)",
+    )
     parser.add_argument(
         "--plots", action="store_true", help="draw docs/audit-detection.png, docs/audit-reliability.png"
     )
@@ -308,7 +326,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.population = args.population or list(populations.POPULATIONS)
     print(f"audit and calibration, {args.games} games per population and variant; before: {load()}", flush=True)
     started = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+    if args.random_reaches is not None:
+        set_random_reaches(args.random_reaches)
+    with ProcessPoolExecutor(
+        max_workers=args.jobs, initializer=set_random_reaches, initargs=(args.random_reaches,)
+    ) as pool:
         failures, rates = part_audit(args, pool)
         diagrams = part_calibration(args, pool) if args.deals and args.attempts else {}
     if args.plots:

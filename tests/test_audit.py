@@ -51,18 +51,38 @@ def test_a_high_game_is_blind() -> None:
     assert outputs[-1] == {"moves": 10, "sighted": 1, "p": 1.0, "verdict": "blind", "engine_match": 2 / 3}
 
 
-def test_where_the_fair_player_reaches_the_best_nothing_is_suspect() -> None:
+def test_where_a_blind_rule_reaches_the_best_nothing_is_suspect() -> None:
     # quads seed 8: high's game clears the deal's best, 40, and one of its moves beat the fair
-    # player's on this stock; but the fair player clears 40 here too, so sight gains nothing.
+    # player's on this stock; but high and the fair player both clear 40 here (the easy band),
+    # so sight gains nothing.
     quads = parse_variant("quads")
     table = seeded(quads, 8)
     strategies.play_out(table, strategies.strategy_named("high"))
     found = audit.audit_table(table)
-    assert (found.kept_best, found.fair_cleared, found.cleared, found.sighted) == (True, 40, 40, 1)
+    assert found.rating is not None
+    assert (found.kept_best, found.rating.band, found.cleared, found.sighted) == (True, "easy", 40, 1)
     assert found.as_json() == {"moves": 10, "sighted": 1, "p": 1.0, "verdict": "blind", "engine_match": 1 / 6}
-    # Told what the fair player clears, the audit draws nothing: its deviation keeps no pool.
-    told = audit.audit_line(quads, seeded(quads, 8).deck, table.history(), fair_cleared=40)
+    # Told the deal's rating, the audit draws nothing: its deviation keeps no pool.
+    told = audit.audit_line(quads, seeded(quads, 8).deck, table.history(), rating=audit.DealRating("easy", 0.07))
     assert told.as_json() == found.as_json() and all(d.orders == 0 and d.luck == () for d in told.decisions)
+
+
+def test_where_random_players_often_reach_the_best_nothing_is_suspect() -> None:
+    # quads seed 624 is of the hard band (high clears 8, the fair player 24, the best line 40),
+    # but a uniformly random player reaches 40 in about half its games: more than quads allows.
+    quads = parse_variant("quads")
+    line = best_line("quads", 624)
+    found = audit.audit_line(quads, seeded(quads, 624).deck, line)
+    assert found.rating is not None and found.rating.band == "hard"
+    assert found.rating.p_random == pytest.approx(0.5209962368785898)
+    assert audit.random_reaches(quads) == 0.25 and not found.rating.judged(quads)
+    assert played("quads", 624, line, ["audit", "g"])[-1] == {
+        "moves": 10,
+        "sighted": 1,
+        "p": 1.0,
+        "verdict": "blind",
+        "engine_match": 1 / 6,
+    }
 
 
 def test_undone_moves_do_not_count() -> None:
@@ -120,7 +140,8 @@ def test_the_decisions_of_a_best_line() -> None:
     for move in search.solve(Table(table.variant, table.deck))[1]:
         table.push(move)
     found = audit.audit_table(table)
-    assert found.kept_best and found.fair_cleared == 30 and found.threshold == audit.THRESHOLDS["sum15"]
+    assert found.kept_best and found.threshold == audit.THRESHOLDS["sum15"]
+    assert found.rating == audit.DealRating("hard", pytest.approx(0.011046792937776183))
     deviations = [(d.turn, d.played, d.fair, d.margin) for d in found.decisions if not d.matched]
     assert deviations == SEED51_DEVIATIONS
     # The later sightings are of the stock the first one already showed: they add little.
@@ -132,33 +153,37 @@ def test_a_deviation_that_was_not_sighted_counts_the_luck_it_could_have_had() ->
     # quads seed 624: the fair player clears 24, the best line 40. The line leaves the fair
     # player's choice five times: at turn 1 it clears 16 cards more on this stock (2 orders of
     # the unseen cards in 401 do as well), at the other four no more; but at turns 3 and 4 a
-    # blind player could have been lucky too, so the game's p is more than 2/401.
+    # blind player could have been lucky too, so the game's p is more than 2/401. (Random
+    # players reach the best of this deal too often for it to be judged: the audit is told a
+    # rating under which it is, and to draw until p is surely under 0.02 or over 0.08.)
     quads = parse_variant("quads")
     line = best_line("quads", 624)
     assert fair.play_fair(seeded(quads, 624)) == 24
-    assert played("quads", 624, line, ["audit", "g"])[-1] == {
+    judged = audit.DealRating("hard", 0.1)
+    found = audit.audit_line(quads, seeded(quads, 624).deck, line, (0.02, 0.08), judged)
+    assert found.as_json() == {
         "moves": 10,
         "sighted": 1,
-        "p": 0.010747954275851655,
+        "p": 0.013513035559167719,
         "verdict": "suspect",
         "engine_match": 1 / 6,
     }
-    found = audit.audit_line(quads, seeded(quads, 624).deck, line)
     deviations = [d for d in found.decisions if not d.matched]
     assert [(d.turn, d.margin, d.orders) for d in deviations] == [
         (1, 16, 400),
-        (3, 0, 400),
-        (4, 0, 400),
-        (7, 0, 400),
-        (8, 0, 400),
+        (3, 0, 200),
+        (4, 0, 200),
+        (7, 0, 200),
+        (8, 0, 200),
     ]
     sighted = deviations[0]
     assert sighted.surprise == math.log(401 / 2)
-    # Per positive margin, largest first, how many of the 401 orders (the actual one among them) had it.
-    assert [[round(share * 401) for _, share in d.luck] for d in deviations] == [
+    # Per positive margin, largest first, how many of the pool's orders (the actual one among
+    # them: 401 for the sighted deviation, 201 for the others) had it.
+    assert [[round(share * (d.orders + 1)) for _, share in d.luck] for d in deviations] == [
         [1, 1, 1, 3, 2],
-        [4, 3, 5, 13, 21],
-        [1, 5],
+        [2, 2, 2, 3, 14],
+        [1, 3],
         [],
         [],
     ]
@@ -173,19 +198,37 @@ def test_a_record_that_is_not_a_game_of_the_deal() -> None:
 
 
 def test_the_thresholds() -> None:
-    assert {name: audit.threshold(parse_variant(name)) for name in ("classic", "sum15", "quads", "pairs")} == {
-        **audit.THRESHOLDS,
-        "pairs": audit.SUSPECT_BELOW,
+    named = {name: parse_variant(name) for name in ("classic", "sum15", "quads", "pairs")}
+    assert {name: audit.threshold(v) for name, v in named.items()} == {**audit.THRESHOLDS, "pairs": audit.SUSPECT_BELOW}
+    assert {name: audit.random_reaches(v) for name, v in named.items()} == {
+        **audit.RANDOM_REACHES,
+        "pairs": audit.RANDOM_REACHES_BELOW,
     }
     own = parse_variant({"base": "sum15", "slots": 8})
     assert audit.threshold(own) == audit.SUSPECT_BELOW
+    assert audit.random_reaches(own) == audit.RANDOM_REACHES_BELOW
+
+
+@pytest.mark.parametrize(
+    ("band", "p_random", "judged"),
+    [
+        ("hard", 0.2, True),
+        ("hard", 0.25, False),
+        ("hard", None, True),
+        ("medium", 0.01, False),
+        ("easy", 0.01, False),
+    ],
+    ids=["hard-rarely-reached", "hard-often-reached", "hard-unknown", "medium", "easy"],
+)
+def test_which_deals_are_judged(band: str, p_random: float | None, judged: bool) -> None:
+    assert audit.DealRating(band, p_random).judged(parse_variant("quads")) is judged
 
 
 # Three moves where the best line leaves the fair player's choice, each clearing 6 cards more
 # on this stock; the first is what a blind player would have been lucky to find in about one
 # order of the unseen cards in 50, and the two after it add little: given the first, the same
 # stock makes them likely.
-SEED51_BEST_LINE = {"moves": 12, "sighted": 3, "p": 1.5 / 101, "verdict": "suspect", "engine_match": 2 / 3}
+SEED51_BEST_LINE = {"moves": 12, "sighted": 3, "p": 1 / 102, "verdict": "suspect", "engine_match": 2 / 3}
 SEED51_DEVIATIONS = [(1, (1, 5, 9), (3, 4, 8), 6), (2, (3, 6, 6), (3, 4, 8), 6), (3, (2, 4, 9), (1, 5, 9), 6)]
 
 

@@ -184,6 +184,13 @@ def test_smoke_a_short_run_gets_to_its_last_line(arguments: list[str], last_line
     assert re.search(last_line, done.stdout.strip().splitlines()[-1]), done.stdout
 
 
+def test_the_audit_benchmark_shows_another_cap_on_random_players() -> None:
+    done = run_script(["audit.py", "--games", "2", "--variant", "sum15", "--deals", "0", "--random-reaches", "1"])
+    assert done.returncode in (0, 1), done.stderr
+    header = r"^sum15: threshold p < 0\.1, judged where p_random < 1\.0; fair player [\d.]+ ms per game \(seeds 400001-"
+    assert re.search(header, done.stdout, re.MULTILINE), done.stdout
+
+
 @pytest.mark.parametrize(
     "script",
     sorted(path.name for path in BENCHMARKS.glob("*.py") if path.name not in LIBRARIES | SHORT_SCRIPTS),

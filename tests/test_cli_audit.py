@@ -19,7 +19,7 @@ from triples.doors import cli
 from triples.engines import audit
 from triples.store import open_store
 
-SIGHTED = (42, 14, 2, 0.0297029702970297, "suspect", 0.6)  # cleared, moves, sighted, p, verdict, engine_match
+SIGHTED = (42, 14, 2, 0.0392156862745098, "suspect", 0.6)  # cleared, moves, sighted, p, verdict, engine_match
 BLIND = (18, 6, 0, 1.0, "blind", 0.4)
 
 
@@ -40,7 +40,7 @@ def test_the_table_of_a_day(store: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert audited(capsys, "--db", str(store), "--date", day(-1)) == (
         0,
         "      date  variant             name cleared moves sighted        p verdict engine_match\n"
-        f"{day(-1)}  classic          Sighted      42    14       2   0.0297 suspect         0.60\n"
+        f"{day(-1)}  classic          Sighted      42    14       2   0.0392 suspect         0.60\n"
         f"{day(-1)}  classic            Blind      18     6       0   1.0000   blind         0.40\n",
         "2 finished attempts audited: 1 suspect\n",
     )
@@ -62,7 +62,7 @@ def test_jsonl_and_csv_rows(store: Path, capsys: pytest.CaptureFixture[str]) -> 
         0,
         [
             "date,variant,name,cleared,moves,sighted,p,verdict,engine_match",
-            f"{date},classic,Sighted,42,14,2,0.0297029702970297,suspect,0.6",
+            f"{date},classic,Sighted,42,14,2,0.0392156862745098,suspect,0.6",
             f"{date},classic,Blind,18,6,0,1.0,blind,0.4",
         ],
     )
@@ -89,7 +89,7 @@ def test_an_audit_is_kept_and_read_back(store: Path, capsys: pytest.CaptureFixtu
     status, out, err = audited(capsys, "--db", str(store), "--date", day(-1))
     assert (status, out.splitlines()[1], err) == (
         0,
-        f"{day(-1)}  classic          Sighted      42    14       2   0.0297 suspect         0.60",
+        f"{day(-1)}  classic          Sighted      42    14       2   0.0392 suspect         0.60",
         "2 finished attempts audited: 1 suspect\n",
     )
     with open_store(str(store)) as opened:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from triples.engines.audit import METHOD, audit_line
+from triples.engines.audit import METHOD, DealRating, audit_line
 from triples.model.deal import explicit_deck
 from triples.model.variants import parse_variant
 from triples.store import AuditRecord, SecretDeal, Store
@@ -28,7 +28,7 @@ def audit_deal(
         if finished.attempt.id not in audits or audits[finished.attempt.id].version != METHOD
     ]
     for done, finished in enumerate(waiting, start=1):
-        audit = audit_line(variant, cards, finished.moves, fair_cleared=deal.fair)
+        audit = audit_line(variant, cards, finished.moves, rating=DealRating(deal.band, deal.p_random))
         record = AuditRecord(
             finished.attempt.id, audit.moves, audit.sighted, audit.p, audit.verdict, audit.engine_match, METHOD
         )
