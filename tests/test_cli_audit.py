@@ -4,7 +4,7 @@ worked out again, a terminal's progress, and one-line refusals.
 
 The day's deal is classic seed 37: its best line clears 42, the fair player 27. A player who
 plays the best line leaves the fair player's choice twice and is right both times on the stock
-that came; a blind player is that lucky about 3 times in 100 (suspect). ``high``'s game is
+that came; a blind player is that lucky about 4 times in 100 (suspect). ``high``'s game is
 blind. An attempt not finished is not audited."""
 
 from __future__ import annotations
@@ -94,6 +94,23 @@ def test_an_audit_is_kept_and_read_back(store: Path, capsys: pytest.CaptureFixtu
     )
     with open_store(str(store)) as opened:
         assert {r.version for r in opened.audits_of("pastclass1").values()} == {audit.METHOD}
+
+
+@pytest.mark.parametrize(
+    "change", ["band = 'easy'", "band = 'medium'", "p_random = 0.5"], ids=["easy", "medium", "random-reaches"]
+)
+def test_a_day_is_judged_by_its_published_rating(store: Path, capsys: pytest.CaptureFixture[str], change: str) -> None:
+    # The day's audit reads what the store publishes of the deal: were it of the easy or the
+    # medium band, or did random players reach its best half the time (classic's cap), the best
+    # line would not be judged.
+    with sqlite3.connect(store) as connection:
+        connection.execute(f"UPDATE secret_calendar SET {change}")
+    status, out, err = audited(capsys, "--db", str(store), "--date", day(-1))
+    assert (status, out.splitlines()[1], err) == (
+        0,
+        f"{day(-1)}  classic          Sighted      42    14       2   1.0000   blind         0.60",
+        "2 finished attempts audited: 0 suspect\n",
+    )
 
 
 def test_progress_on_a_terminal(
