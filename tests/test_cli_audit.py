@@ -36,6 +36,15 @@ def audited(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, s
     return status, out, err
 
 
+def sighted_after(store: Path, capsys: pytest.CaptureFixture[str], change: str) -> tuple[int, str, str]:
+    """The day's audit after ``change`` (SQL) to the store: its status, the Sighted player's
+    row and what it wrote on stderr."""
+    with sqlite3.connect(store) as connection:
+        connection.execute(change)
+    status, out, err = audited(capsys, "--db", str(store), "--date", day(-1))
+    return status, out.splitlines()[1], err
+
+
 def test_the_table_of_a_day(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert audited(capsys, "--db", str(store), "--date", day(-1)) == (
         0,
@@ -75,19 +84,14 @@ def test_an_audit_is_kept_and_read_back(store: Path, capsys: pytest.CaptureFixtu
     found = [(r.moves, r.sighted, r.p, r.verdict, r.engine_match, r.version) for r in kept.values()]
     assert sorted(found) == sorted((*values[1:], audit.METHOD) for values in (SIGHTED, BLIND))
     # What is kept is what is shown: a kept audit is not worked out again.
-    with sqlite3.connect(store) as connection:
-        connection.execute("UPDATE audits SET p = 0.5, verdict = 'blind' WHERE verdict = 'suspect'")
-    status, out, err = audited(capsys, "--db", str(store), "--date", day(-1))
-    assert (status, out.splitlines()[1], err) == (
+    assert sighted_after(store, capsys, "UPDATE audits SET p = 0.5, verdict = 'blind' WHERE verdict = 'suspect'") == (
         0,
         f"{day(-1)}  classic          Sighted      42    14       2   0.5000   blind         0.60",
         "2 finished attempts audited: 0 suspect\n",
     )
     # A kept audit of another method is worked out again, and replaces it.
-    with sqlite3.connect(store) as connection:
-        connection.execute("UPDATE audits SET version = 'older' WHERE verdict = 'blind' AND sighted = 2")
-    status, out, err = audited(capsys, "--db", str(store), "--date", day(-1))
-    assert (status, out.splitlines()[1], err) == (
+    older = "UPDATE audits SET version = 'older' WHERE verdict = 'blind' AND sighted = 2"
+    assert sighted_after(store, capsys, older) == (
         0,
         f"{day(-1)}  classic          Sighted      42    14       2   0.0392 suspect         0.60",
         "2 finished attempts audited: 1 suspect\n",
@@ -103,10 +107,7 @@ def test_a_day_is_judged_by_its_published_rating(store: Path, capsys: pytest.Cap
     # The day's audit reads what the store publishes of the deal: were it of the easy or the
     # medium band, or did random players reach its best half the time (classic's cap), the best
     # line would not be judged.
-    with sqlite3.connect(store) as connection:
-        connection.execute(f"UPDATE secret_calendar SET {change}")
-    status, out, err = audited(capsys, "--db", str(store), "--date", day(-1))
-    assert (status, out.splitlines()[1], err) == (
+    assert sighted_after(store, capsys, f"UPDATE secret_calendar SET {change}") == (
         0,
         f"{day(-1)}  classic          Sighted      42    14       2   1.0000   blind         0.60",
         "2 finished attempts audited: 0 suspect\n",

@@ -21,6 +21,7 @@ def audit_deal(
     work at most). ``audited(done, total)`` follows the attempts audited now."""
     variant = parse_variant(deal.spec)
     cards = explicit_deck(variant, list(deal.deck))
+    rating = DealRating(deal.band, deal.p_random)
     audits = store.audits_of(deal.deal)
     waiting = [
         finished
@@ -28,7 +29,7 @@ def audit_deal(
         if finished.attempt.id not in audits or audits[finished.attempt.id].version != METHOD
     ]
     for done, finished in enumerate(waiting, start=1):
-        audit = audit_line(variant, cards, finished.moves, rating=DealRating(deal.band, deal.p_random))
+        audit = audit_line(variant, cards, finished.moves, rating=rating)
         record = AuditRecord(
             finished.attempt.id, audit.moves, audit.sighted, audit.p, audit.verdict, audit.engine_match, METHOD
         )
